@@ -1,0 +1,15 @@
+"""The Celery application.
+
+With no ``CELERY_BROKER_URL`` the settings make every task run eagerly in the caller's process,
+so the project works on a fresh machine with nothing else running.
+"""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("scopa")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

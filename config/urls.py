@@ -1,0 +1,9 @@
+"""Root URLs: admin, language switch; each app adds its own under its prefix."""
+
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("admin/", admin.site.urls),
+]

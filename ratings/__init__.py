@@ -1,0 +1,1 @@
+"""Ratings and skill levels computed from verified results, and the federation export."""

@@ -1,0 +1,1 @@
+"""Players, lines, tournaments, stages, rounds, matches, results and standings."""
