@@ -1,1 +1,658 @@
-"""Models of the tournaments app."""
+"""The tournament domain: players, lines, tournaments, stages, groups, rounds, matches, results.
+
+The algorithms that fill these tables (schedules, brackets, VP conversion, standings) live in
+``tournaments.algorithms`` as plain functions; ``tournaments.services`` is the thin layer that
+reads and writes these models for them.
+"""
+
+import logging
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+logger = logging.getLogger(__name__)
+
+
+class Variant(models.TextChoices):
+    """Mirrors ``games.engine`` variant names, which records carry verbatim."""
+
+    SCOPA = "scopa", _("Scopa")
+    SCOPA_D_ASSI = "scopa-d-assi", _("Scopa d'assi (asso piglia tutto)")
+    SCOPA_15 = "scopa-15", _("Scopa a 15")
+
+
+class DeckStyle(models.TextChoices):
+    NAPOLETANE = "napoletane", _("Napoletane")
+    PIACENTINE = "piacentine", _("Piacentine")
+    SICILIANE = "siciliane", _("Siciliane")
+    PIEMONTESI = "piemontesi", _("Piemontesi")
+    TREVISANE = "trevisane", _("Trevisane")
+    SPAGNOLE = "spagnole", _("Spagnole")
+    FRANCESI = "francesi", _("Francesi")
+
+
+class EndRule(models.TextChoices):
+    TARGET = "target", _("Target points")
+    DEALS = "deals", _("Number of deals")
+
+
+class TieBreak(models.TextChoices):
+    """Standings criteria after VP; values mirror ``tournaments.algorithms.standings.TieBreak``."""
+
+    MP = "mp", _("MP total")
+    HEAD_TO_HEAD = "head_to_head", _("Head-to-head VP")
+    POINTS_SCORED = "points_scored", _("Points scored")
+    MATCHES_WON = "matches_won", _("Matches won")
+    STRENGTH = "strength", _("Strength (beaten opponents' VP)")
+    RATING = "rating", _("Rating")
+    LOTS = "lots", _("Drawing of lots")
+
+
+DEFAULT_TIEBREAKS = [
+    TieBreak.MP,
+    TieBreak.HEAD_TO_HEAD,
+    TieBreak.POINTS_SCORED,
+    TieBreak.MATCHES_WON,
+    TieBreak.LOTS,
+]
+
+
+def default_tiebreaks():
+    return [str(t) for t in DEFAULT_TIEBREAKS]
+
+
+class Player(models.Model):
+    name = models.CharField(_("name"), max_length=120)
+    federation_id = models.CharField(
+        _("federation id"),
+        max_length=40,
+        blank=True,
+        help_text=_("Unique when given; used by the federation export."),
+    )
+    club = models.CharField(_("club"), max_length=120, blank=True)
+    city = models.CharField(_("city"), max_length=80, blank=True)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        verbose_name=_("user account"),
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="player",
+        help_text=_("Lets the player submit records for their own matches."),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("player")
+        verbose_name_plural = _("players")
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["federation_id"],
+                condition=~Q(federation_id=""),
+                name="unique_player_federation_id",
+            )
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Line(models.Model):
+    """One side of a match: a single player, a pair or a trio playing as one."""
+
+    name = models.CharField(_("display name"), max_length=160)
+    players = models.ManyToManyField(
+        Player, through="LineMember", related_name="lines", verbose_name=_("players")
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("line")
+        verbose_name_plural = _("lines")
+        ordering = ["name", "id"]
+
+    def __str__(self):
+        return self.name
+
+
+class LineMember(models.Model):
+    line = models.ForeignKey(
+        Line, on_delete=models.CASCADE, related_name="members", verbose_name=_("line")
+    )
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="memberships", verbose_name=_("player")
+    )
+    position = models.PositiveSmallIntegerField(
+        _("position"), default=0, help_text=_("Order within the line: 0, 1, 2.")
+    )
+
+    class Meta:
+        verbose_name = _("line member")
+        verbose_name_plural = _("line members")
+        ordering = ["line", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["line", "player"], name="unique_line_player"),
+            models.UniqueConstraint(fields=["line", "position"], name="unique_line_position"),
+            models.CheckConstraint(condition=Q(position__lte=2), name="line_at_most_three"),
+        ]
+
+    def __str__(self):
+        return f"{self.line}: {self.player}"
+
+
+class VPTable(models.Model):
+    """A scale from a match's point difference (MP) to Victory Points; rows are data."""
+
+    class Kind(models.TextChoices):
+        MARGIN = "margin", _("Point difference to VP")
+        WIN_DRAW_LOSS = "win_draw_loss", _("Win / draw / loss")
+
+    slug = models.SlugField(_("slug"), unique=True)
+    name = models.CharField(_("name"), max_length=120)
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices, default=Kind.MARGIN)
+    target_points = models.PositiveSmallIntegerField(
+        _("target points"), null=True, blank=True, help_text=_("For a match played to T points.")
+    )
+    deals_min = models.PositiveSmallIntegerField(_("from deals"), null=True, blank=True)
+    deals_max = models.PositiveSmallIntegerField(_("to deals"), null=True, blank=True)
+    win_vp = models.PositiveSmallIntegerField(_("VP for a win"), default=20)
+    draw_vp = models.PositiveSmallIntegerField(_("VP for a draw"), default=10)
+    loss_vp = models.PositiveSmallIntegerField(_("VP for a loss"), default=0)
+    timeout_min_vp = models.PositiveSmallIntegerField(
+        _("minimum VP after an opponent's timeout"), default=14
+    )
+
+    class Meta:
+        verbose_name = _("VP table")
+        verbose_name_plural = _("VP tables")
+        ordering = ["kind", "target_points", "deals_min", "slug"]
+
+    def __str__(self):
+        return self.name
+
+
+class VPTableRow(models.Model):
+    table = models.ForeignKey(
+        VPTable, on_delete=models.CASCADE, related_name="rows", verbose_name=_("table")
+    )
+    vp_winner = models.PositiveSmallIntegerField(_("winner's VP"))
+    vp_loser = models.PositiveSmallIntegerField(_("loser's VP"))
+    mp_from = models.PositiveSmallIntegerField(_("from MP"))
+    mp_to = models.PositiveSmallIntegerField(
+        _("to MP"), null=True, blank=True, help_text=_("Empty means 'or more'.")
+    )
+
+    class Meta:
+        verbose_name = _("VP table row")
+        verbose_name_plural = _("VP table rows")
+        ordering = ["table", "mp_from"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "mp_from"], name="unique_vp_row_start"),
+        ]
+
+    def __str__(self):
+        upper = "+" if self.mp_to is None else self.mp_to
+        return f"{self.vp_winner}-{self.vp_loser}: {self.mp_from}–{upper}"
+
+
+class Tournament(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("Draft")
+        RUNNING = "running", _("Running")
+        FINISHED = "finished", _("Finished")
+
+    slug = models.SlugField(_("slug"), unique=True)
+    name = models.CharField(_("name"), max_length=200)
+    start_date = models.DateField(_("start date"))
+    end_date = models.DateField(_("end date"), null=True, blank=True)
+    venue = models.CharField(_("venue"), max_length=200, blank=True)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.DRAFT
+    )
+    is_public = models.BooleanField(_("public"), default=True)
+
+    variant = models.CharField(
+        _("variant"), max_length=20, choices=Variant.choices, default=Variant.SCOPA
+    )
+    options = models.JSONField(
+        _("rule options"),
+        default=dict,
+        blank=True,
+        help_text=_("Rule options of rules.md; a missing option takes the variant's default."),
+    )
+    deck_style = models.CharField(
+        _("deck style"), max_length=20, choices=DeckStyle.choices, default=DeckStyle.NAPOLETANE
+    )
+    seats_per_line = models.PositiveSmallIntegerField(
+        _("players per line"),
+        default=1,
+        validators=[MinValueValidator(1), MaxValueValidator(3)],
+    )
+    end_rule = models.CharField(
+        _("match end"), max_length=10, choices=EndRule.choices, default=EndRule.TARGET
+    )
+    end_value = models.PositiveSmallIntegerField(
+        _("target points or number of deals"),
+        default=11,
+        validators=[MinValueValidator(1)],
+    )
+    time_limit_s = models.PositiveIntegerField(_("time limit (seconds)"), null=True, blank=True)
+    vp_table = models.ForeignKey(
+        VPTable,
+        on_delete=models.PROTECT,
+        related_name="tournaments",
+        verbose_name=_("VP table"),
+    )
+    tiebreaks = models.JSONField(
+        _("tie-breaks"),
+        default=default_tiebreaks,
+        help_text=_("Ordered standings criteria after VP."),
+    )
+    lots_seed = models.BigIntegerField(
+        _("drawing-of-lots seed"),
+        default=0,
+        help_text=_("Stored so a ranking decided by lots can be reproduced."),
+    )
+    organizers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        related_name="organized_tournaments",
+        blank=True,
+        verbose_name=_("organizers"),
+    )
+    referees = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        related_name="refereed_tournaments",
+        blank=True,
+        verbose_name=_("referees"),
+    )
+    lines = models.ManyToManyField(
+        Line, through="Entry", related_name="tournaments", verbose_name=_("lines")
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("tournament")
+        verbose_name_plural = _("tournaments")
+        ordering = ["-start_date", "name"]
+
+    def __str__(self):
+        return self.name
+
+    def clean(self):
+        valid = {str(t) for t in TieBreak}
+        unknown = [t for t in self.tiebreaks or [] if t not in valid]
+        if unknown:
+            raise ValidationError(
+                {"tiebreaks": _("Unknown tie-breaks: %(names)s") % {"names": ", ".join(unknown)}}
+            )
+        if self.end_date and self.end_date < self.start_date:
+            raise ValidationError({"end_date": _("The tournament cannot end before it starts.")})
+
+    @property
+    def seats(self):
+        """Seats at a table: two lines of ``seats_per_line`` players each."""
+        return 2 * self.seats_per_line
+
+    def match_end(self):
+        """The ``end`` object of a ``scopa-match/1`` record for this tournament's matches."""
+        end = {str(self.end_rule): self.end_value}
+        if self.time_limit_s:
+            end["time_limit_s"] = self.time_limit_s
+        return end
+
+
+class Entry(models.Model):
+    """A line registered in a tournament, with its seed."""
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="entries", verbose_name=_("tournament")
+    )
+    line = models.ForeignKey(
+        Line, on_delete=models.PROTECT, related_name="entries", verbose_name=_("line")
+    )
+    seed = models.PositiveIntegerField(_("seed"), null=True, blank=True)
+    withdrawn = models.BooleanField(_("withdrawn"), default=False)
+
+    class Meta:
+        verbose_name = _("entry")
+        verbose_name_plural = _("entries")
+        ordering = ["tournament", "seed", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "line"], name="unique_entry"),
+        ]
+
+    def __str__(self):
+        return f"{self.tournament}: {self.line}"
+
+
+class Stage(models.Model):
+    class Kind(models.TextChoices):
+        ROUND_ROBIN = "round_robin", _("Round-robin groups")
+        KNOCKOUT = "knockout", _("Knock-out bracket")
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        RUNNING = "running", _("Running")
+        CLOSED = "closed", _("Closed")
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="stages", verbose_name=_("tournament")
+    )
+    order = models.PositiveSmallIntegerField(_("order"))
+    name = models.CharField(_("name"), max_length=120)
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status.choices, default=Status.PENDING
+    )
+    double_round_robin = models.BooleanField(_("double round robin"), default=False)
+    third_place_match = models.BooleanField(_("third-place match"), default=False)
+
+    class Meta:
+        verbose_name = _("stage")
+        verbose_name_plural = _("stages")
+        ordering = ["tournament", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "order"], name="unique_stage_order"),
+        ]
+
+    def __str__(self):
+        return f"{self.tournament} – {self.name}"
+
+    @property
+    def is_knockout(self):
+        return self.kind == self.Kind.KNOCKOUT
+
+
+class Group(models.Model):
+    """A round-robin group within a stage."""
+
+    stage = models.ForeignKey(
+        Stage, on_delete=models.CASCADE, related_name="groups", verbose_name=_("stage")
+    )
+    name = models.CharField(_("name"), max_length=40)
+    order = models.PositiveSmallIntegerField(_("order"), default=0)
+    lines = models.ManyToManyField(
+        Line, through="GroupMember", related_name="groups", verbose_name=_("lines")
+    )
+
+    class Meta:
+        verbose_name = _("group")
+        verbose_name_plural = _("groups")
+        ordering = ["stage", "order", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["stage", "name"], name="unique_group_name"),
+        ]
+
+    def __str__(self):
+        return f"{self.stage.name} – {self.name}"
+
+
+class GroupMember(models.Model):
+    group = models.ForeignKey(
+        Group, on_delete=models.CASCADE, related_name="members", verbose_name=_("group")
+    )
+    line = models.ForeignKey(
+        Line, on_delete=models.PROTECT, related_name="group_memberships", verbose_name=_("line")
+    )
+    position = models.PositiveSmallIntegerField(
+        _("position"), help_text=_("1-based number in the Berger table.")
+    )
+
+    class Meta:
+        verbose_name = _("group member")
+        verbose_name_plural = _("group members")
+        ordering = ["group", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["group", "line"], name="unique_group_line"),
+            models.UniqueConstraint(fields=["group", "position"], name="unique_group_position"),
+        ]
+
+    def __str__(self):
+        return f"{self.group}: {self.position}. {self.line}"
+
+
+class Round(models.Model):
+    stage = models.ForeignKey(
+        Stage, on_delete=models.CASCADE, related_name="rounds", verbose_name=_("stage")
+    )
+    number = models.PositiveSmallIntegerField(_("number"))
+    name = models.CharField(_("name"), max_length=80, blank=True)
+    starts_at = models.DateTimeField(_("starts at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("round")
+        verbose_name_plural = _("rounds")
+        ordering = ["stage", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["stage", "number"], name="unique_round_number"),
+        ]
+
+    def __str__(self):
+        return self.name or str(_("Round %(number)d") % {"number": self.number})
+
+
+class Outcome(models.TextChoices):
+    """How a match ended; values mirror ``tournaments.algorithms.vp.Outcome``."""
+
+    COMPLETED = "completed", _("Completed")
+    TIMEOUT = "timeout", _("Timeout")
+    ABANDON = "abandon", _("Abandon")
+    FORFEIT = "forfeit", _("Forfeit")
+    BYE = "bye", _("Bye")
+
+
+class Match(models.Model):
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled", _("Scheduled")
+        IN_PROGRESS = "in_progress", _("In progress")
+        DONE = "done", _("Result in")
+
+    class Slot(models.TextChoices):
+        HOME = "home", _("Home")
+        AWAY = "away", _("Away")
+
+    round = models.ForeignKey(
+        Round, on_delete=models.CASCADE, related_name="matches", verbose_name=_("round")
+    )
+    group = models.ForeignKey(
+        Group,
+        on_delete=models.CASCADE,
+        related_name="matches",
+        null=True,
+        blank=True,
+        verbose_name=_("group"),
+    )
+    home = models.ForeignKey(
+        Line,
+        on_delete=models.PROTECT,
+        related_name="home_matches",
+        null=True,
+        blank=True,
+        verbose_name=_("home line"),
+    )
+    away = models.ForeignKey(
+        Line,
+        on_delete=models.PROTECT,
+        related_name="away_matches",
+        null=True,
+        blank=True,
+        verbose_name=_("away line"),
+        help_text=_("Empty for a bye, or while a knock-out slot waits for its winner."),
+    )
+    table_number = models.PositiveSmallIntegerField(_("table"), null=True, blank=True)
+    status = models.CharField(
+        _("status"), max_length=12, choices=Status.choices, default=Status.SCHEDULED
+    )
+    outcome = models.CharField(
+        _("outcome"), max_length=10, choices=Outcome.choices, blank=True, default=""
+    )
+    offender = models.ForeignKey(
+        Line,
+        on_delete=models.PROTECT,
+        related_name="offences",
+        null=True,
+        blank=True,
+        verbose_name=_("offending line"),
+        help_text=_("The line that timed out, abandoned or forfeited."),
+    )
+    winner = models.ForeignKey(
+        Line,
+        on_delete=models.PROTECT,
+        related_name="won_matches",
+        null=True,
+        blank=True,
+        verbose_name=_("winner"),
+    )
+    # Knock-out wiring: the winner (or, for a semi-final, the loser) moves on.
+    bracket_position = models.PositiveSmallIntegerField(
+        _("bracket position"), null=True, blank=True
+    )
+    next_match = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="feeders",
+        verbose_name=_("winner goes to"),
+    )
+    next_slot = models.CharField(_("as"), max_length=4, choices=Slot.choices, blank=True)
+    loser_next_match = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="loser_feeders",
+        verbose_name=_("loser goes to"),
+    )
+    loser_next_slot = models.CharField(
+        _("loser as"), max_length=4, choices=Slot.choices, blank=True
+    )
+    is_third_place = models.BooleanField(_("third-place match"), default=False)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("match")
+        verbose_name_plural = _("matches")
+        ordering = ["round", "table_number", "id"]
+        indexes = [models.Index(fields=["group", "status"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(home__isnull=True) | Q(away__isnull=True) | ~Q(home=models.F("away")),
+                name="match_lines_differ",
+            ),
+        ]
+
+    def __str__(self):
+        home = self.home or _("(to be decided)")
+        away = self.away or (_("bye") if self.outcome == Outcome.BYE else _("(to be decided)"))
+        return f"{home} – {away}"
+
+    @property
+    def lines(self):
+        return [self.home, self.away]
+
+    @property
+    def is_bye(self):
+        return self.outcome == Outcome.BYE
+
+
+class DealResult(models.Model):
+    """One side's points in one deal (smazzata), with the breakdown by category."""
+
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="deals", verbose_name=_("match")
+    )
+    number = models.PositiveSmallIntegerField(_("deal"), help_text=_("0-based, as in records."))
+    line = models.ForeignKey(
+        Line, on_delete=models.PROTECT, related_name="deal_results", verbose_name=_("line")
+    )
+    points = models.SmallIntegerField(_("points"))
+    breakdown = models.JSONField(
+        _("breakdown"),
+        default=dict,
+        help_text=_("Points by category: scope, carte, denari, settebello, primiera, options."),
+    )
+    is_tiebreak = models.BooleanField(_("tie-break deal"), default=False)
+    is_penalty = models.BooleanField(
+        _("timeout penalty"),
+        default=False,
+        help_text=_("Points awarded by the timeout or abandon rule, not played."),
+    )
+
+    class Meta:
+        verbose_name = _("deal result")
+        verbose_name_plural = _("deal results")
+        ordering = ["match", "number", "line"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number", "line"], name="unique_deal_line"),
+        ]
+
+    def __str__(self):
+        return f"{self.match} #{self.number}: {self.line} {self.points}"
+
+
+class MatchResult(models.Model):
+    """A line's result in a match: points, MP and VP, as standings read them."""
+
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="results", verbose_name=_("match")
+    )
+    line = models.ForeignKey(
+        Line, on_delete=models.PROTECT, related_name="results", verbose_name=_("line")
+    )
+    points = models.SmallIntegerField(_("points"))
+    mp = models.SmallIntegerField(_("MP"))
+    vp = models.PositiveSmallIntegerField(_("VP"))
+    won = models.BooleanField(_("won"), default=False)
+    drawn = models.BooleanField(_("drawn"), default=False)
+
+    class Meta:
+        verbose_name = _("match result")
+        verbose_name_plural = _("match results")
+        ordering = ["match", "line"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "line"], name="unique_match_result"),
+        ]
+
+    def __str__(self):
+        return f"{self.match}: {self.line} {self.vp} VP"
+
+
+class ChangeLog(models.Model):
+    """Who changed what and when: every organizer action on results and rounds is recorded."""
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="changes", verbose_name=_("tournament")
+    )
+    match = models.ForeignKey(
+        Match,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="changes",
+        verbose_name=_("match"),
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        verbose_name=_("user"),
+    )
+    action = models.CharField(_("action"), max_length=60)
+    detail = models.JSONField(_("detail"), default=dict, blank=True)
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("change")
+        verbose_name_plural = _("changes")
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"
