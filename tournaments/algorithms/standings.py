@@ -1,0 +1,282 @@
+"""Group standings: VP first, then the tournament's ordered tie-breaks (vp-tables.md).
+
+Each tie-break only splits the lines that are still tied after VP and the earlier tie-breaks;
+head-to-head is computed among exactly those lines. Lines still tied after every criterion share
+a rank. The drawing of lots is reproducible from the stored ``lots_seed``.
+
+Cost: one pass over the matches, then one sort per criterion of each still-tied subset, i.e.
+O(matches + lines·log lines) per criterion.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .vp import Outcome
+
+LineId = Hashable
+
+
+class TieBreak(enum.StrEnum):
+    """Tie-breaks a tournament may order (values stored in the database)."""
+
+    MP = "mp"  # MP total
+    HEAD_TO_HEAD = "head_to_head"  # VP earned against the other still-tied lines
+    POINTS_SCORED = "points_scored"  # game points scored, all matches
+    MATCHES_WON = "matches_won"
+    STRENGTH = "strength"  # sum of the VP totals of the opponents beaten (one term per win)
+    RATING = "rating"  # higher rating first; a line without rating comes last
+    LOTS = "lots"  # drawing of lots, seeded: 1 is the luckiest
+
+
+@dataclass(frozen=True)
+class PlayedMatch:
+    """A match of the group as the ORM layer hands it over.
+
+    ``winner`` is ``None`` for a draw; ``away`` may be ``None`` for a bye. Byes are ignored.
+    """
+
+    home: LineId
+    away: LineId | None
+    home_points: int
+    away_points: int
+    home_vp: int
+    away_vp: int
+    home_mp: int
+    away_mp: int
+    winner: LineId | None
+    outcome: Outcome = Outcome.COMPLETED
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    """One line's place and totals; ``tiebreak_values`` holds one value per requested tie-break.
+
+    Head-to-head and lots are only meaningful among tied lines: they are ``None`` for a line that
+    was no longer tied when that criterion came up. ``shared_rank`` marks lines tied on every
+    criterion (they share the rank of the first of them).
+    """
+
+    line_id: LineId
+    rank: int
+    played: int
+    won: int
+    drawn: int
+    lost: int
+    vp: int
+    mp: int
+    points_scored: int
+    points_conceded: int
+    tiebreak_values: dict[TieBreak, Any] = field(default_factory=dict)
+    shared_rank: bool = False
+
+
+@dataclass
+class _Totals:
+    played: int = 0
+    won: int = 0
+    drawn: int = 0
+    lost: int = 0
+    vp: int = 0
+    mp: int = 0
+    points_scored: int = 0
+    points_conceded: int = 0
+    # (opponent, VP earned against them) per meeting, and the opponents beaten (one per win)
+    meetings: list[tuple[LineId, int]] = field(default_factory=list)
+    beaten: list[LineId] = field(default_factory=list)
+
+
+def _counted(matches: Iterable[PlayedMatch], known: set[LineId]) -> Iterable[PlayedMatch]:
+    """The matches that count for standings: byes (by outcome or without opponent) are skipped."""
+    for match in matches:
+        if match.outcome == Outcome.BYE or match.away is None:
+            continue
+        for line in (match.home, match.away):
+            if line not in known:
+                raise ValueError(f"match {match.home} v {match.away}: {line!r} is not in the group")
+        if match.home == match.away:
+            raise ValueError(f"line {match.home!r} cannot play itself")
+        if match.winner is not None and match.winner not in (match.home, match.away):
+            raise ValueError(
+                f"match {match.home} v {match.away}: winner {match.winner!r} did not play it"
+            )
+        yield match
+
+
+def _totals(line_ids: Sequence[LineId], matches: Iterable[PlayedMatch]) -> dict[LineId, _Totals]:
+    totals = {line: _Totals() for line in line_ids}
+    if len(totals) != len(line_ids):
+        raise ValueError("a line appears twice in the group")
+    for match in _counted(matches, set(totals)):
+        assert match.away is not None
+        sides = (
+            (match.home, match.away, match.home_points, match.away_points, match.home_vp,
+             match.home_mp),
+            (match.away, match.home, match.away_points, match.home_points, match.away_vp,
+             match.away_mp),
+        )  # fmt: skip
+        for line, opponent, scored, conceded, vp, mp in sides:
+            row = totals[line]
+            row.played += 1
+            row.vp += vp
+            row.mp += mp
+            row.points_scored += scored
+            row.points_conceded += conceded
+            row.meetings.append((opponent, vp))
+            if match.winner is None:
+                row.drawn += 1
+            elif match.winner == line:
+                row.won += 1
+                row.beaten.append(opponent)
+            else:
+                row.lost += 1
+    return totals
+
+
+def _sorted_ids(ids: Iterable[LineId]) -> list[LineId]:
+    """Ids in a stable, seed-independent order (natural order when comparable)."""
+    ids = list(ids)
+    try:
+        return sorted(ids)  # type: ignore[type-var]
+    except TypeError:
+        return sorted(ids, key=repr)
+
+
+def draw_lots(tied: Iterable[LineId], lots_seed: int) -> dict[LineId, int]:
+    """Reproducible drawing of lots among ``tied``: line → draw position (1 first).
+
+    The generator is seeded with the stored seed and the sorted tied ids, so the same seed and the
+    same tied lines always give the same draw, whatever order the lines arrive in.
+    """
+    order = _sorted_ids(tied)
+    rng = random.Random(f"{lots_seed}:" + ",".join(repr(line) for line in order))
+    rng.shuffle(order)
+    return {line: position for position, line in enumerate(order, start=1)}
+
+
+def _split(group: list[LineId], key: Mapping[LineId, Any]) -> list[list[LineId]]:
+    """Split a tied group by ``key`` (higher first) into still-tied subgroups, best first."""
+    ordered = sorted(group, key=lambda line: key[line], reverse=True)
+    result: list[list[LineId]] = []
+    for line in ordered:
+        if result and key[result[-1][0]] == key[line]:
+            result[-1].append(line)
+        else:
+            result.append([line])
+    return result
+
+
+def rank_group(
+    line_ids: Sequence[LineId],
+    matches: Iterable[PlayedMatch],
+    tiebreaks: Sequence[TieBreak],
+    *,
+    lots_seed: int,
+    ratings: Mapping[LineId, float] | None = None,
+) -> list[StandingRow]:
+    """Rank a group's lines by VP, then by each tie-break in order within still-tied subsets.
+
+    Lines with equal VP keep being separated criterion by criterion; after the last one, lines
+    still tied share a rank (lines of equal rank are listed in id order).
+    """
+    tiebreaks = [TieBreak(tiebreak) for tiebreak in tiebreaks]
+    if len(set(tiebreaks)) != len(tiebreaks):
+        raise ValueError("a tie-break appears twice")
+    ratings = ratings or {}
+    totals = _totals(line_ids, matches)
+    values: dict[LineId, dict[TieBreak, Any]] = {line: {} for line in line_ids}
+
+    # criteria that do not depend on who is tied, computed once for every line
+    global_values: dict[TieBreak, dict[LineId, Any]] = {}
+    for tiebreak in tiebreaks:
+        if tiebreak is TieBreak.MP:
+            global_values[tiebreak] = {line: t.mp for line, t in totals.items()}
+        elif tiebreak is TieBreak.POINTS_SCORED:
+            global_values[tiebreak] = {line: t.points_scored for line, t in totals.items()}
+        elif tiebreak is TieBreak.MATCHES_WON:
+            global_values[tiebreak] = {line: t.won for line, t in totals.items()}
+        elif tiebreak is TieBreak.STRENGTH:
+            global_values[tiebreak] = {
+                line: sum(totals[opponent].vp for opponent in t.beaten)
+                for line, t in totals.items()
+            }
+        elif tiebreak is TieBreak.RATING:
+            global_values[tiebreak] = {line: ratings.get(line) for line in totals}
+    for tiebreak, by_line in global_values.items():
+        for line, value in by_line.items():
+            values[line][tiebreak] = value
+    for tiebreak in (TieBreak.HEAD_TO_HEAD, TieBreak.LOTS):
+        if tiebreak in tiebreaks:
+            for line in line_ids:
+                values[line][tiebreak] = None
+
+    groups = _split(list(line_ids), {line: t.vp for line, t in totals.items()})
+    for tiebreak in tiebreaks:
+        next_groups: list[list[LineId]] = []
+        for group in groups:
+            if len(group) == 1:
+                next_groups.append(group)
+                continue
+            if tiebreak is TieBreak.HEAD_TO_HEAD:
+                members = set(group)
+                key = {
+                    line: sum(vp for opp, vp in totals[line].meetings if opp in members)
+                    for line in group
+                }
+                for line, value in key.items():
+                    values[line][tiebreak] = value
+            elif tiebreak is TieBreak.LOTS:
+                drawn = draw_lots(group, lots_seed)
+                for line, position in drawn.items():
+                    values[line][tiebreak] = position
+                key = {line: -position for line, position in drawn.items()}
+            elif tiebreak is TieBreak.RATING:
+                rating = global_values[tiebreak]
+                key = {
+                    line: (0, 0.0) if rating[line] is None else (1, rating[line]) for line in group
+                }
+            else:
+                key = global_values[tiebreak]
+            next_groups.extend(_split(group, key))
+        groups = next_groups
+
+    rows: list[StandingRow] = []
+    position = 1
+    for group in groups:
+        shared = len(group) > 1
+        for line in _sorted_ids(group) if shared else group:
+            t = totals[line]
+            rows.append(
+                StandingRow(
+                    line_id=line,
+                    rank=position,
+                    played=t.played,
+                    won=t.won,
+                    drawn=t.drawn,
+                    lost=t.lost,
+                    vp=t.vp,
+                    mp=t.mp,
+                    points_scored=t.points_scored,
+                    points_conceded=t.points_conceded,
+                    tiebreak_values={tb: values[line][tb] for tb in tiebreaks},
+                    shared_rank=shared,
+                )
+            )
+        position += len(group)
+    return rows
+
+
+def head_to_head_grid(
+    line_ids: Sequence[LineId], matches: Iterable[PlayedMatch]
+) -> dict[tuple[LineId, LineId], int]:
+    """``(a, b)`` → VP ``a`` earned against ``b`` (summed over meetings), for pairs that met."""
+    grid: dict[tuple[LineId, LineId], int] = {}
+    for match in _counted(matches, set(line_ids)):
+        assert match.away is not None
+        grid[match.home, match.away] = grid.get((match.home, match.away), 0) + match.home_vp
+        grid[match.away, match.home] = grid.get((match.away, match.home), 0) + match.away_vp
+    return grid
