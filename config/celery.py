@@ -13,3 +13,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 app = Celery("scopa")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+# `celery beat` re-enqueues submissions left pending (see games.tasks.sweep_pending), so a broker
+# outage delays verification but loses nothing.
+app.conf.beat_schedule = {
+    "sweep-pending-submissions": {
+        "task": "games.tasks.sweep_pending",
+        "schedule": float(os.environ.get("SCOPA_SWEEP_EVERY_S", "60")),
+    },
+}

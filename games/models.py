@@ -1,1 +1,127 @@
-"""Models of the games app."""
+"""Submitted match records and their verification state.
+
+A :class:`Submission` is a ``scopa-match/1`` document exactly as a platform, referee or import
+sent it. It is stored before anything else happens so nothing submitted is ever lost; a Celery
+worker (``games.tasks``) replays it with the engine and writes the verdict.
+"""
+
+import hashlib
+import json
+import logging
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+logger = logging.getLogger(__name__)
+
+
+def canonical_json(document) -> str:
+    """The one text form a document hashes from: sorted keys, no spaces, UTF-8 kept."""
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def content_hash(document) -> str:
+    """sha256 of the canonical JSON: two submissions of the same record hash alike."""
+    return hashlib.sha256(canonical_json(document).encode("utf-8")).hexdigest()
+
+
+class Submission(models.Model):
+    class State(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        VERIFIED = "verified", _("Verified")
+        REJECTED = "rejected", _("Rejected")
+        ERROR = "error", _("Error")
+
+    class Source(models.TextChoices):
+        API = "api", _("API")
+        IMPORT = "import", _("Bulk import")
+        ADMIN = "admin", _("Admin")
+
+    FINAL_STATES = (State.VERIFIED, State.REJECTED, State.ERROR)
+
+    match = models.ForeignKey(
+        "tournaments.Match",
+        on_delete=models.PROTECT,
+        related_name="submissions",
+        verbose_name=_("match"),
+    )
+    version = models.PositiveIntegerField(_("version"), help_text=_("1, 2, … per match."))
+    document = models.JSONField(_("record"), help_text=_("The record exactly as submitted."))
+    content_hash = models.CharField(
+        _("content hash"), max_length=64, help_text=_("sha256 of the canonical JSON.")
+    )
+    submitter = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="record_submissions",
+        verbose_name=_("submitted by"),
+    )
+    source = models.CharField(
+        _("source"), max_length=10, choices=Source.choices, default=Source.API
+    )
+    submitted_at = models.DateTimeField(_("submitted at"), default=timezone.now, db_index=True)
+    state = models.CharField(
+        _("state"), max_length=10, choices=State.choices, default=State.PENDING
+    )
+    verdict = models.JSONField(_("verdict"), null=True, blank=True)
+    error_reason = models.TextField(_("error reason"), blank=True)
+    attempts = models.PositiveIntegerField(_("attempts"), default=0)
+    enqueued_at = models.DateTimeField(
+        _("last enqueued at"),
+        null=True,
+        blank=True,
+        help_text=_("Empty when enqueueing failed; the sweep picks it up."),
+    )
+    verified_at = models.DateTimeField(_("verified at"), null=True, blank=True)
+    is_standing = models.BooleanField(
+        _("standing version"),
+        default=False,
+        help_text=_("The version whose verdict is the match's result."),
+    )
+    has_mismatches = models.BooleanField(
+        _("declared points differ"),
+        default=False,
+        help_text=_("Some declared deal points differ from the verified ones."),
+    )
+    needs_decision = models.BooleanField(
+        _("needs the organizer"),
+        default=False,
+        help_text=_("A legal version whose result differs from the standing one."),
+    )
+
+    class Meta:
+        verbose_name = _("record submission")
+        verbose_name_plural = _("record submissions")
+        ordering = ["-submitted_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "version"], name="unique_submission_version"),
+            models.UniqueConstraint(
+                fields=["match", "content_hash"], name="unique_submission_content"
+            ),
+            models.UniqueConstraint(
+                fields=["match"],
+                condition=Q(is_standing=True),
+                name="one_standing_submission_per_match",
+            ),
+        ]
+        indexes = [models.Index(fields=["state", "enqueued_at"], name="submission_sweep_idx")]
+
+    def __str__(self):
+        return f"{self.match_id} v{self.version} ({self.get_state_display()})"
+
+    @property
+    def is_final(self):
+        return self.state in self.FINAL_STATES
+
+    @property
+    def declared_mismatches(self):
+        return (self.verdict or {}).get("declared_mismatches") or []
+
+    @property
+    def errors(self):
+        return (self.verdict or {}).get("errors") or []

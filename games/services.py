@@ -1,0 +1,440 @@
+"""Submitting match records and verifying them: the one code path for the API, import and admin.
+
+``submit_record`` checks that a document can be this match's record (readable, same seats,
+variant, options and end as the tournament), stores it exactly as sent and enqueues its
+verification once the row is committed. ``run_verification`` is what the Celery task does:
+replay with the engine outside any lock, then write the verdict and the match's result in one
+transaction with the match row locked, so a re-delivered task never applies a result twice.
+"""
+
+import json
+import logging
+from dataclasses import dataclass
+from functools import partial
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import F, Max, Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.exceptions import (
+    MalformedDocument,
+    MatchNotReady,
+    RecordMismatch,
+    RecordTooLarge,
+    SubmissionStateError,
+    UnreadableRecord,
+)
+from games.models import Submission, content_hash
+from tournaments.models import Match, Outcome, Player
+
+logger = logging.getLogger(__name__)
+
+MAX_RECORD_BYTES = getattr(settings, "GAMES_MAX_RECORD_BYTES", 1024 * 1024)
+
+# Field beside the record naming its match (bulk import; optional on the API).
+MATCH_FIELD = "match"
+
+# Rule options of rules.md with their defaults, and which variants they act on. Used only to
+# compare a record's options with the tournament's when the engine does not say it itself.
+_OPTION_DEFAULTS = {
+    "rebello": (False, {"scopa", "scopa-d-assi"}),
+    "napola": (False, {"scopa", "scopa-d-assi"}),
+    "primiera_missing_suit": ("loses", {"scopa", "scopa-d-assi"}),
+    "void_three_kings": (True, {"scopa", "scopa-d-assi"}),
+    "forced_capture": (True, {"scopa-15"}),
+    "carte_viste": (False, None),
+    "carte_scoperte": (False, None),
+}
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    submission: Submission
+    created: bool
+
+
+# --- reading a document -----------------------------------------------------------------------
+
+
+def decode_document(raw: bytes):
+    """Bytes of a request body or file to a JSON object, or a SubmissionError."""
+    if len(raw) > MAX_RECORD_BYTES:
+        raise RecordTooLarge(
+            _("The record is %(size)d bytes; the limit is %(limit)d bytes.")
+            % {"size": len(raw), "limit": MAX_RECORD_BYTES}
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MalformedDocument(_("The body is not UTF-8 text.")) from exc
+    try:
+        document = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise MalformedDocument(
+            _("The body is not valid JSON: %(reason)s") % {"reason": exc}
+        ) from exc
+    if not isinstance(document, dict):
+        raise MalformedDocument(
+            _("The record must be a JSON object, not %(kind)s.") % {"kind": type(document).__name__},
+            code="invalid_type",
+        )
+    return document
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def record_body(document: dict) -> dict:
+    """The ``scopa-match/1`` record itself, without the ``match`` field an importer may add."""
+    if MATCH_FIELD in document:
+        return {k: v for k, v in document.items() if k != MATCH_FIELD}
+    return document
+
+
+def _engine():
+    from games import engine
+
+    return engine
+
+
+def parse(document: dict):
+    """The engine's parsed record, or UnreadableRecord naming the field."""
+    engine = _engine()
+    try:
+        return engine.parse_record(record_body(document))
+    except engine.RecordError as exc:
+        lang = (getattr(settings, "LANGUAGE_CODE", "it") or "it")[:2]
+        try:
+            from django.utils.translation import get_language
+
+            lang = (get_language() or lang)[:2]
+        except Exception:  # pragma: no cover - outside a request
+            pass
+        try:
+            message = exc.message(lang)
+        except Exception:
+            message = str(exc)
+        raise UnreadableRecord(
+            message, code=getattr(exc, "code", None) or "unreadable_record", field=exc.field
+        ) from exc
+    except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+        # The engine promises RecordError only; never let a bad document become a 500.
+        logger.warning("parse_record raised %r instead of RecordError", exc)
+        raise UnreadableRecord(_("The record cannot be read: %(reason)s") % {"reason": exc}) from exc
+
+
+def effective_options(variant: str, options: dict | None) -> dict:
+    """The options that act on ``variant``, defaults filled in, for comparing two rule sets."""
+    options = dict(options or {})
+    out = {}
+    for name, (default, variants) in _OPTION_DEFAULTS.items():
+        if variants is None or variant in variants:
+            out[name] = options.get(name, default)
+    for name, value in options.items():
+        if name not in _OPTION_DEFAULTS:
+            out[name] = value
+    return out
+
+
+def check_record_fits(match: Match, document: dict) -> None:
+    """Raise unless ``document`` is a readable record that can be ``match``'s record."""
+    claimed = document.get(MATCH_FIELD)
+    if claimed is not None and str(claimed) != str(match.pk):
+        raise RecordMismatch(
+            _("The record names match %(claimed)s, but it was submitted to match %(match)s.")
+            % {"claimed": claimed, "match": match.pk},
+            code="wrong_match",
+            field=MATCH_FIELD,
+        )
+    if match.home_id is None or match.away_id is None or match.outcome == Outcome.BYE:
+        raise MatchNotReady()
+    parse(document)
+    record = record_body(document)
+    tournament = match.round.stage.tournament
+
+    seats = record.get("seats") or []
+    if len(seats) != tournament.seats:
+        raise RecordMismatch(
+            _("The record has %(got)d seats; matches of this tournament have %(want)d.")
+            % {"got": len(seats), "want": tournament.seats},
+            code="seats_mismatch",
+            field="seats",
+        )
+    variant = record.get("variant")
+    if variant != tournament.variant:
+        raise RecordMismatch(
+            _("The record plays %(got)s; this tournament plays %(want)s.")
+            % {"got": variant, "want": tournament.variant},
+            code="variant_mismatch",
+            field="variant",
+        )
+    got_options = effective_options(variant, record.get("options"))
+    want_options = effective_options(variant, tournament.options)
+    if got_options != want_options:
+        differ = sorted(k for k in got_options.keys() | want_options.keys()
+                        if got_options.get(k) != want_options.get(k))
+        raise RecordMismatch(
+            _("The record's rule options differ from the tournament's: %(names)s.")
+            % {"names": ", ".join(differ)},
+            code="options_mismatch",
+            field="options",
+            detail={"record": got_options, "tournament": want_options},
+        )
+    got_end = record.get("end") or {}
+    want_end = tournament.match_end()
+    if got_end != want_end:
+        raise RecordMismatch(
+            _("The record ends with %(got)s; this tournament's matches end with %(want)s.")
+            % {"got": json.dumps(got_end), "want": json.dumps(want_end)},
+            code="end_mismatch",
+            field="end",
+        )
+    knockout = bool(record.get("knockout", False))
+    if knockout != match.round.stage.is_knockout:
+        raise RecordMismatch(
+            _("The record says knockout=%(got)s, but this match is %(kind)s.")
+            % {
+                "got": str(knockout).lower(),
+                "kind": _("a knock-out match") if not knockout else _("not a knock-out match"),
+            },
+            code="knockout_mismatch",
+            field="knockout",
+        )
+    _check_players(match, tournament, seats)
+
+
+def _check_players(match, tournament, seats):
+    """Seats naming players of this tournament must name this match's lines, side by side.
+
+    Platforms may use their own nicknames; a seat that names no player of the tournament is
+    accepted. One that names a player of another line is a record for another match.
+    """
+    players = Player.objects.filter(
+        Q(lines__entries__tournament=tournament) | Q(lines__in=[match.home_id, match.away_id])
+    ).values_list("pk", "name", "federation_id", "user__username", "lines")
+    by_ident = {}
+    for pk, name, fed, username, line in players:
+        for ident in {str(pk), name, fed, username} - {None, ""}:
+            by_ident.setdefault(ident, set()).add(line)
+    sides = [match.home_id, match.away_id]
+    for index, seat in enumerate(seats):
+        lines = by_ident.get(str(seat))
+        if not lines:
+            continue
+        if sides[index % 2] not in lines:
+            raise RecordMismatch(
+                _("Seat %(seat)d (%(name)s) is not a player of this match's %(side)s line.")
+                % {
+                    "seat": index,
+                    "name": seat,
+                    "side": _("home") if index % 2 == 0 else _("away"),
+                },
+                code="wrong_players",
+                field=f"seats[{index}]",
+            )
+
+
+# --- submitting -------------------------------------------------------------------------------
+
+
+def submit_record(match: Match, document: dict, *, user=None, source=Submission.Source.API):
+    """Store ``document`` as a new version of ``match``'s record, or return the same one.
+
+    Raises a SubmissionError (nothing stored) when the document cannot be this match's record.
+    """
+    check_record_fits(match, document)
+    digest = content_hash(document)
+    existing = Submission.objects.filter(match=match, content_hash=digest).first()
+    if existing:
+        return SubmitResult(existing, False)
+    try:
+        with transaction.atomic():
+            # The match row lock numbers versions one at a time.
+            Match.objects.select_for_update().only("pk").get(pk=match.pk)
+            existing = Submission.objects.filter(match=match, content_hash=digest).first()
+            if existing:
+                return SubmitResult(existing, False)
+            last = Submission.objects.filter(match=match).aggregate(v=Max("version"))["v"] or 0
+            submission = Submission.objects.create(
+                match=match,
+                version=last + 1,
+                document=document,
+                content_hash=digest,
+                submitter=user if user is not None and user.is_authenticated else None,
+                source=source,
+            )
+            transaction.on_commit(partial(enqueue_verification, submission.pk))
+    except IntegrityError:
+        # A concurrent identical submission won the race (databases without row locks).
+        existing = Submission.objects.filter(match=match, content_hash=digest).first()
+        if existing is None:
+            raise
+        return SubmitResult(existing, False)
+    logger.info("match %s: stored record version %s (%s)", match.pk, submission.version, source)
+    return SubmitResult(submission, True)
+
+
+def enqueue_verification(submission_id: int) -> bool:
+    """Send the verification task; a broker outage leaves the submission pending for the sweep."""
+    from games.tasks import verify_submission
+
+    try:
+        verify_submission.apply_async((submission_id,), retry=False)
+    except Exception as exc:  # broker down: kombu/redis raise many kinds
+        if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
+            raise
+        logger.warning("submission %s: could not enqueue (%s); the sweep will", submission_id, exc)
+        return False
+    Submission.objects.filter(pk=submission_id, state=Submission.State.PENDING).update(
+        enqueued_at=timezone.now()
+    )
+    return True
+
+
+def stale_pending(older_than_s: float):
+    """Pending submissions not (re-)enqueued for ``older_than_s`` seconds."""
+    cutoff = timezone.now() - timezone.timedelta(seconds=older_than_s)
+    return (
+        Submission.objects.filter(state=Submission.State.PENDING)
+        .annotate(last_try=Coalesce("enqueued_at", "submitted_at"))
+        .filter(last_try__lt=cutoff)
+        .order_by("submitted_at")
+    )
+
+
+# --- verifying --------------------------------------------------------------------------------
+
+
+def same_result(a: dict | None, b: dict | None) -> bool:
+    """Whether two verdicts give the match the same result (points deal by deal, winner)."""
+    if not a or not b:
+        return False
+    keys = ("totals", "winner", "margin", "outcome")
+    if any(a.get(k) != b.get(k) for k in keys):
+        return False
+    deals_a = [(d.get("points"), d.get("tiebreak")) for d in a.get("deals") or []]
+    deals_b = [(d.get("points"), d.get("tiebreak")) for d in b.get("deals") or []]
+    return deals_a == deals_b
+
+
+def compute_verdict(document: dict) -> dict:
+    """The engine's verdict; for an illegal record the errors in English are kept too."""
+    engine = _engine()
+    body = record_body(document)
+    lang = (getattr(settings, "LANGUAGE_CODE", "it") or "it")[:2]
+    verdict = engine.verify_document(body, lang=lang)
+    if not verdict.get("valid") and lang != "en":
+        other = engine.verify_document(body, lang="en")
+        verdict["errors_en"] = other.get("errors", [])
+    verdict["lang"] = lang
+    return verdict
+
+
+def run_verification(submission_id: int) -> str:
+    """Verify one submission; safe to run any number of times (a final state is never redone)."""
+    submission = Submission.objects.filter(pk=submission_id).first()
+    if submission is None:
+        logger.warning("submission %s: not found", submission_id)
+        return "missing"
+    if submission.is_final:
+        return "already-final"
+    Submission.objects.filter(pk=submission_id).update(attempts=F("attempts") + 1)
+    verdict = compute_verdict(submission.document)  # pure CPU work, outside any lock
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=submission.match_id)
+        submission = Submission.objects.select_for_update().get(pk=submission_id)
+        if submission.is_final:
+            return "already-final"
+        _store_verdict(match, submission, verdict)
+    logger.info("submission %s: %s", submission_id, submission.state)
+    return submission.state
+
+
+def _store_verdict(match, submission, verdict):
+    from tournaments.exceptions import ResultError
+    from tournaments.services.results import apply_verified_result
+
+    now = timezone.now()
+    submission.verdict = verdict
+    submission.verified_at = now
+    submission.has_mismatches = bool(verdict.get("declared_mismatches"))
+    submission.needs_decision = False
+    if not verdict.get("valid"):
+        submission.state = Submission.State.REJECTED
+        if submission.is_standing:
+            submission.error_reason = _(
+                "This version no longer verifies but the match's result still comes from it: "
+                "choose another version."
+            )
+        submission.save()
+        return
+    standing = (
+        Submission.objects.filter(match=match, is_standing=True).exclude(pk=submission.pk).first()
+    )
+    if standing is None:
+        try:
+            with transaction.atomic():
+                apply_verified_result(match, verdict, user=submission.submitter, source=submission)
+        except ResultError as exc:
+            submission.state = Submission.State.ERROR
+            submission.error_reason = str(exc)
+            submission.save()
+            return
+        submission.is_standing = True
+    elif not same_result(standing.verdict, verdict):
+        submission.needs_decision = True
+    submission.state = Submission.State.VERIFIED
+    submission.error_reason = ""
+    submission.save()
+
+
+def mark_error(submission_id: int, reason: str) -> None:
+    """End a submission in ``error`` with the reason kept (unless it already reached a verdict)."""
+    Submission.objects.filter(pk=submission_id, state=Submission.State.PENDING).update(
+        state=Submission.State.ERROR, error_reason=reason[:4000], verified_at=timezone.now()
+    )
+
+
+# --- organizer actions ------------------------------------------------------------------------
+
+
+def rerun_verification(submission: Submission) -> None:
+    """Send a submission back to ``pending`` and verify it again."""
+    with transaction.atomic():
+        Submission.objects.filter(pk=submission.pk).update(
+            state=Submission.State.PENDING, error_reason="", enqueued_at=None
+        )
+        transaction.on_commit(partial(enqueue_verification, submission.pk))
+
+
+def choose_standing(submission: Submission, *, user=None) -> None:
+    """Make a verified version the match's result (the organizer's choice between versions)."""
+    from tournaments.services.results import apply_verified_result
+
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=submission.match_id)
+        submission = Submission.objects.select_for_update().get(pk=submission.pk)
+        if submission.state != Submission.State.VERIFIED:
+            raise SubmissionStateError(
+                _("Only a verified version can stand; this one is %(state)s.")
+                % {"state": submission.get_state_display()}
+            )
+        Submission.objects.filter(match=match, is_standing=True).exclude(pk=submission.pk).update(
+            is_standing=False
+        )
+        apply_verified_result(match, submission.verdict, user=user, source=submission)
+        submission.is_standing = True
+        submission.needs_decision = False
+        submission.save(update_fields=["is_standing", "needs_decision"])
+        for other in Submission.objects.filter(match=match, state=Submission.State.VERIFIED).exclude(
+            pk=submission.pk
+        ):
+            differs = not same_result(submission.verdict, other.verdict)
+            if other.needs_decision != differs:
+                other.needs_decision = differs
+                other.save(update_fields=["needs_decision"])
+    logger.info("match %s: version %s now stands", submission.match_id, submission.version)

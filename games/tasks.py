@@ -1,0 +1,69 @@
+"""Celery tasks: verify one submission; sweep up submissions left pending.
+
+Delivery is at-least-once (``acks_late`` and ``reject_on_worker_lost`` in the settings and
+here): a task can run twice, so ``services.run_verification`` does nothing for a submission
+that already has its final state, and writes the verdict and the match result in one
+transaction with the match row locked.
+"""
+
+import logging
+import os
+
+from celery import shared_task
+from django.db import DatabaseError, InterfaceError, OperationalError
+
+from games import services
+
+logger = logging.getLogger(__name__)
+
+# Database trouble that goes away by itself (connection lost, deadlock, serialization failure).
+TRANSIENT_ERRORS = (OperationalError, InterfaceError)
+MAX_RETRIES = 6
+
+
+def pending_after_s() -> float:
+    """How long a submission may stay pending before the sweep enqueues it again."""
+    return float(os.environ.get("SCOPA_PENDING_AFTER_S", "120"))
+
+
+@shared_task(
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=MAX_RETRIES,
+    name="games.tasks.verify_submission",
+)
+def verify_submission(self, submission_id: int) -> str:
+    try:
+        return services.run_verification(submission_id)
+    except TRANSIENT_ERRORS as exc:
+        if self.request.retries >= self.max_retries:
+            logger.error("submission %s: giving up after %s retries", submission_id, exc)
+            _mark_error(submission_id, f"{type(exc).__name__}: {exc}")
+            return "error"
+        countdown = min(2**self.request.retries, 60)
+        logger.warning("submission %s: %s; retrying in %ss", submission_id, exc, countdown)
+        raise self.retry(exc=exc, countdown=countdown) from exc
+    except Exception as exc:
+        logger.exception("submission %s: verification failed", submission_id)
+        _mark_error(submission_id, f"{type(exc).__name__}: {exc}")
+        return "error"
+
+
+def _mark_error(submission_id, reason):
+    try:
+        services.mark_error(submission_id, reason)
+    except DatabaseError:
+        # Still pending: the sweep will try again once the database is back.
+        logger.exception("submission %s: could not record the error", submission_id)
+
+
+@shared_task(name="games.tasks.sweep_pending")
+def sweep_pending(older_than_s: float | None = None, limit: int = 1000) -> int:
+    """Re-enqueue submissions left pending (a broker outage, a lost message)."""
+    older = pending_after_s() if older_than_s is None else older_than_s
+    ids = list(services.stale_pending(older).values_list("pk", flat=True)[:limit])
+    sent = sum(1 for pk in ids if services.enqueue_verification(pk))
+    if ids:
+        logger.info("sweep: %d pending submissions, %d re-enqueued", len(ids), sent)
+    return sent
