@@ -78,7 +78,8 @@ def decode_document(raw: bytes):
         ) from exc
     if not isinstance(document, dict):
         raise MalformedDocument(
-            _("The record must be a JSON object, not %(kind)s.") % {"kind": type(document).__name__},
+            _("The record must be a JSON object, not %(kind)s.")
+            % {"kind": type(document).__name__},
             code="invalid_type",
         )
     return document
@@ -124,7 +125,8 @@ def parse(document: dict):
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
         # The engine promises RecordError only; never let a bad document become a 500.
         logger.warning("parse_record raised %r instead of RecordError", exc)
-        raise UnreadableRecord(_("The record cannot be read: %(reason)s") % {"reason": exc}) from exc
+        message = _("The record cannot be read: %(reason)s") % {"reason": exc}
+        raise UnreadableRecord(message) from exc
 
 
 def effective_options(variant: str, options: dict | None) -> dict:
@@ -175,8 +177,11 @@ def check_record_fits(match: Match, document: dict) -> None:
     got_options = effective_options(variant, record.get("options"))
     want_options = effective_options(variant, tournament.options)
     if got_options != want_options:
-        differ = sorted(k for k in got_options.keys() | want_options.keys()
-                        if got_options.get(k) != want_options.get(k))
+        differ = sorted(
+            k
+            for k in got_options.keys() | want_options.keys()
+            if got_options.get(k) != want_options.get(k)
+        )
         raise RecordMismatch(
             _("The record's rule options differ from the tournament's: %(names)s.")
             % {"names": ", ".join(differ)},
@@ -430,9 +435,8 @@ def choose_standing(submission: Submission, *, user=None) -> None:
         submission.is_standing = True
         submission.needs_decision = False
         submission.save(update_fields=["is_standing", "needs_decision"])
-        for other in Submission.objects.filter(match=match, state=Submission.State.VERIFIED).exclude(
-            pk=submission.pk
-        ):
+        others = Submission.objects.filter(match=match, state=Submission.State.VERIFIED)
+        for other in others.exclude(pk=submission.pk):
             differs = not same_result(submission.verdict, other.verdict)
             if other.needs_decision != differs:
                 other.needs_decision = differs
