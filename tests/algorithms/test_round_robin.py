@@ -19,10 +19,12 @@ def test_even_sizes_equal_the_published_fide_table(n):
 def test_odd_sizes_use_the_next_table_with_the_highest_number_as_bye(n):
     published = parse(PUBLISHED[n + 1])
     expected = [
-        [(away, None) if home == n + 1 else (home, None) if away == n + 1 else (home, away)
-         for home, away in round_]
+        [
+            (away, None) if home == n + 1 else (home, None) if away == n + 1 else (home, away)
+            for home, away in round_
+        ]
         for round_ in published
-    ]  # fmt: skip
+    ]
     assert berger_rounds(n) == expected
 
 

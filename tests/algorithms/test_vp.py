@@ -80,13 +80,14 @@ def test_data_file_holds_the_seed_tables():
 
 def test_data_file_metadata():
     entries = {entry["slug"]: entry for entry in json.loads(DEFAULT_TABLES_PATH.read_text())}
-    assert {slug: (e["target_points"], e["deals_min"], e["deals_max"]) for slug, e in
-            entries.items()} == {
+    assert {
+        slug: (e["target_points"], e["deals_min"], e["deals_max"]) for slug, e in entries.items()
+    } == {
         "points-7": (7, 1, 2),
         "points-11": (11, 3, 3),
         "points-21": (21, 4, 5),
         "win-draw-loss": (None, None, None),
-    }  # fmt: skip
+    }
     for entry in entries.values():
         assert entry["name_it"] and entry["name_en"]
 

@@ -114,11 +114,23 @@ def _totals(line_ids: Sequence[LineId], matches: Iterable[PlayedMatch]) -> dict[
     for match in _counted(matches, set(totals)):
         assert match.away is not None
         sides = (
-            (match.home, match.away, match.home_points, match.away_points, match.home_vp,
-             match.home_mp),
-            (match.away, match.home, match.away_points, match.home_points, match.away_vp,
-             match.away_mp),
-        )  # fmt: skip
+            (
+                match.home,
+                match.away,
+                match.home_points,
+                match.away_points,
+                match.home_vp,
+                match.home_mp,
+            ),
+            (
+                match.away,
+                match.home,
+                match.away_points,
+                match.home_points,
+                match.away_vp,
+                match.away_mp,
+            ),
+        )
         for line, opponent, scored, conceded, vp, mp in sides:
             row = totals[line]
             row.played += 1
