@@ -1,0 +1,272 @@
+"""Weng-Lin (openskill PlackettLuce) ratings replayed from a deterministic match log.
+
+The match log is the source of truth; ratings are a cache. Everything here is a pure function of
+plain data, so a full replay and a chain of incremental updates perform the same floating-point
+operations in the same order and give bit-identical numbers.
+
+Pools (kept apart because a good singles player is not necessarily a good partner):
+
+* ``singles``: 1 v 1, one rating per player.
+* ``pairs``: 2 v 2, one rating per player, updated as a member of a two-player team.
+* ``pair_units``: 2 v 2, one rating per fixed pair (the two players together, whatever line).
+* ``trios``: 3 v 3, one rating per player, updated as a member of a three-player team.
+
+Order: games are applied by ``GameKey`` = (tournament start date, tournament id, stage order,
+round number, match id). Within a round the results are therefore applied in match-id order,
+whatever order they arrived in: the ratings after a round do not depend on arrival order.
+
+Inactivity: before a subject's next game, each full 30 days since its previous game add
+``idle_sigma_per_month``² to σ² (capped at the initial σ); μ never moves. The same widening is
+applied on display, up to the day shown.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from datetime import date
+from importlib.metadata import version as _pkg_version
+from typing import NamedTuple
+
+from openskill.models import PlackettLuce
+
+MODEL_NAME = "PlackettLuce"
+OPENSKILL_VERSION = _pkg_version("openskill")
+
+
+class Pool(enum.StrEnum):
+    SINGLES = "singles"
+    PAIRS = "pairs"
+    PAIR_UNITS = "pair_units"
+    TRIOS = "trios"
+
+
+class Result(enum.StrEnum):
+    """The game from the home side's point of view."""
+
+    HOME = "home"
+    AWAY = "away"
+    DRAW = "draw"
+
+
+@dataclass(frozen=True)
+class Params:
+    """Every number that shapes a rating; recorded with each rating run."""
+
+    mu: float = 25.0
+    sigma: float = 25.0 / 3.0
+    beta: float = 25.0 / 6.0
+    tau: float = 25.0 / 300.0
+    idle_sigma_per_month: float = 0.8
+    provisional_sigma: float = 5.0
+    display_base: float = 1500.0
+    display_scale: float = 24.0
+    model: str = MODEL_NAME
+    openskill_version: str = OPENSKILL_VERSION
+
+    def as_dict(self) -> dict:
+        return {
+            "mu": self.mu,
+            "sigma": self.sigma,
+            "beta": self.beta,
+            "tau": self.tau,
+            "idle_sigma_per_month": self.idle_sigma_per_month,
+            "provisional_sigma": self.provisional_sigma,
+            "display_base": self.display_base,
+            "display_scale": self.display_scale,
+            "model": self.model,
+            "openskill_version": self.openskill_version,
+        }
+
+
+DEFAULT_PARAMS = Params()
+
+
+class GameKey(NamedTuple):
+    """The replay order; compare keys as tuples."""
+
+    played_on: date
+    tournament_id: int
+    stage_order: int
+    round_number: int
+    match_id: int
+
+
+class Subject(NamedTuple):
+    """Who holds a rating: a player in a pool, or a fixed pair (``partner_id`` > ``player_id``)."""
+
+    pool: Pool
+    player_id: int
+    partner_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Game:
+    """One rateable match: the two lines' players and the result from home's point of view."""
+
+    key: GameKey
+    home: tuple[int, ...]
+    away: tuple[int, ...]
+    result: Result
+
+
+@dataclass(frozen=True)
+class State:
+    mu: float
+    sigma: float
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    last_played: date | None = None
+
+
+@dataclass(frozen=True)
+class Change:
+    """One subject's rating before and after one game (a row of the rating history)."""
+
+    subject: Subject
+    key: GameKey
+    before: State
+    after: State
+    outcome: str  # "win", "draw" or "loss"
+
+
+def initial_state(params: Params = DEFAULT_PARAMS) -> State:
+    return State(mu=params.mu, sigma=params.sigma)
+
+
+def idle_months(last_played: date | None, on: date) -> int:
+    if last_played is None or on <= last_played:
+        return 0
+    return (on - last_played).days // 30
+
+
+def widened_sigma(state: State, on: date, params: Params = DEFAULT_PARAMS) -> float:
+    """σ after inactivity up to ``on``: grows with idle months, never beyond the initial σ."""
+    months = idle_months(state.last_played, on)
+    if months == 0 or state.sigma >= params.sigma:
+        return state.sigma
+    return min(params.sigma, math.sqrt(state.sigma**2 + months * params.idle_sigma_per_month**2))
+
+
+def display_rating(mu: float, params: Params = DEFAULT_PARAMS) -> int:
+    """The Elo-like number shown to people: 1500 + 24·(μ − 25), rounded."""
+    return round(params.display_base + params.display_scale * (mu - params.mu))
+
+
+def is_provisional(sigma: float, params: Params = DEFAULT_PARAMS) -> bool:
+    return sigma > params.provisional_sigma
+
+
+def pools_for(team_size: int) -> tuple[Pool, ...]:
+    if team_size == 1:
+        return (Pool.SINGLES,)
+    if team_size == 2:
+        return (Pool.PAIRS, Pool.PAIR_UNITS)
+    if team_size == 3:
+        return (Pool.TRIOS,)
+    return ()
+
+
+def pool_for_size(team_size: int) -> Pool | None:
+    """The player pool matching a line size (the pool used for seeding and win probability)."""
+    return {1: Pool.SINGLES, 2: Pool.PAIRS, 3: Pool.TRIOS}.get(team_size)
+
+
+def unit_subject(players: Iterable[int]) -> Subject:
+    a, b = sorted(players)
+    return Subject(Pool.PAIR_UNITS, a, b)
+
+
+def teams_for(game: Game, pool: Pool) -> tuple[list[Subject], list[Subject]]:
+    if pool is Pool.PAIR_UNITS:
+        return [unit_subject(game.home)], [unit_subject(game.away)]
+    return (
+        [Subject(pool, p) for p in game.home],
+        [Subject(pool, p) for p in game.away],
+    )
+
+
+def _model(params: Params) -> PlackettLuce:
+    return PlackettLuce(mu=params.mu, sigma=params.sigma, beta=params.beta, tau=params.tau)
+
+
+_RANKS = {Result.HOME: [1, 2], Result.AWAY: [2, 1], Result.DRAW: [1, 1]}
+_OUTCOME = {
+    Result.HOME: ("win", "loss"),
+    Result.AWAY: ("loss", "win"),
+    Result.DRAW: ("draw", "draw"),
+}
+
+
+class Rater:
+    """Applies games to a mutable map of states; the map is the only thing that changes."""
+
+    def __init__(
+        self, params: Params = DEFAULT_PARAMS, states: Mapping[Subject, State] | None = None
+    ):
+        self.params = params
+        self.model = _model(params)
+        self.states: dict[Subject, State] = dict(states or {})
+        self._initial = initial_state(params)
+
+    def state(self, subject: Subject) -> State:
+        return self.states.get(subject, self._initial)
+
+    def apply(self, game: Game) -> list[Change]:
+        """Rate one game in every pool its line size belongs to; returns the changes made."""
+        size = len(game.home)
+        if size != len(game.away) or size == 0:
+            return []
+        changes: list[Change] = []
+        on = game.key.played_on
+        for pool in pools_for(size):
+            home, away = teams_for(game, pool)
+            befores = [[self.state(s) for s in home], [self.state(s) for s in away]]
+            teams = [
+                [self.model.rating(mu=st.mu, sigma=widened_sigma(st, on, self.params)) for st in t]
+                for t in befores
+            ]
+            rated = self.model.rate(teams, ranks=_RANKS[game.result])
+            outcomes = _OUTCOME[game.result]
+            for side, (subjects, new) in enumerate(zip((home, away), rated, strict=True)):
+                outcome = outcomes[side]
+                for subject, before, r in zip(subjects, befores[side], new, strict=True):
+                    after = replace(
+                        before,
+                        mu=r.mu,
+                        sigma=r.sigma,
+                        games=before.games + 1,
+                        wins=before.wins + (outcome == "win"),
+                        draws=before.draws + (outcome == "draw"),
+                        losses=before.losses + (outcome == "loss"),
+                        last_played=max(on, before.last_played) if before.last_played else on,
+                    )
+                    self.states[subject] = after
+                    changes.append(Change(subject, game.key, before, after, outcome))
+        return changes
+
+    def replay(self, games: Iterable[Game]) -> list[Change]:
+        changes: list[Change] = []
+        for game in sorted(games, key=lambda g: g.key):
+            changes.extend(self.apply(game))
+        return changes
+
+
+def win_probability(
+    home: list[State], away: list[State], on: date | None = None, params: Params = DEFAULT_PARAMS
+) -> tuple[float, float]:
+    """P(home wins), P(away wins) from openskill's ``predict_win`` (draws are not modelled)."""
+    model = _model(params)
+
+    def team(states: list[State]):
+        return [
+            model.rating(mu=s.mu, sigma=widened_sigma(s, on, params) if on else s.sigma)
+            for s in states
+        ]
+
+    p_home, p_away = model.predict_win([team(home), team(away)])
+    return p_home, p_away

@@ -1,0 +1,1 @@
+"""Services of the ratings app: the ORM layer over the pure algorithms."""

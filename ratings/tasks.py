@@ -1,0 +1,22 @@
+"""Celery tasks: ratings follow verified results in the background."""
+
+import logging
+
+from celery import shared_task
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(name="ratings.update_match_rating", acks_late=True)
+def update_match_rating(match_id: int) -> None:
+    """Rate a new result, or replay from a corrected or out-of-order one."""
+    from ratings.services.ratings import update_for_match
+
+    update_for_match(match_id)
+
+
+@shared_task(name="ratings.recompute_ratings", acks_late=True)
+def recompute_ratings() -> None:
+    from ratings.services.ratings import recompute
+
+    recompute(reason="task")

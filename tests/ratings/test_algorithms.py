@@ -1,0 +1,133 @@
+"""Pure rating functions: direction of moves, draws, inactivity, provisional mark, skill bands."""
+
+from datetime import date
+
+import pytest
+
+from ratings.algorithms.rating import (
+    DEFAULT_PARAMS,
+    Game,
+    GameKey,
+    Pool,
+    Rater,
+    Result,
+    State,
+    Subject,
+    display_rating,
+    is_provisional,
+    unit_subject,
+    widened_sigma,
+    win_probability,
+)
+from ratings.algorithms.skill import SkillLevelsError, level_for, load_levels, parse_levels
+
+D = date(2026, 3, 1)
+
+
+def key(match_id, day=D, rnd=1):
+    return GameKey(day, 1, 1, rnd, match_id)
+
+
+def S(pool, pid, partner=None):
+    return Subject(Pool(pool), pid, partner)
+
+
+def test_singles_winner_up_loser_down_sigma_shrinks():
+    r = Rater()
+    r.apply(Game(key(1), (1,), (2,), Result.HOME))
+    a, b = r.state(S("singles", 1)), r.state(S("singles", 2))
+    assert a.mu > 25 > b.mu
+    assert a.sigma < DEFAULT_PARAMS.sigma and b.sigma < DEFAULT_PARAMS.sigma
+    assert (a.wins, a.losses, b.wins, b.losses) == (1, 0, 0, 1)
+
+
+def test_pairs_rate_players_and_the_fixed_pair():
+    r = Rater()
+    changes = r.apply(Game(key(1), (1, 2), (3, 4), Result.AWAY))
+    pools = sorted({str(c.subject.pool) for c in changes})
+    assert pools == ["pair_units", "pairs"]
+    assert len(changes) == 6
+    for p in (1, 2):
+        assert r.state(S("pairs", p)).mu < 25
+    for p in (3, 4):
+        assert r.state(S("pairs", p)).mu > 25
+    assert r.state(unit_subject((2, 1))).mu < 25 < r.state(unit_subject((4, 3))).mu
+    assert S("singles", 1) not in r.states
+
+
+def test_trios_are_rated_as_teams():
+    r = Rater()
+    r.apply(Game(key(1), (1, 2, 3), (4, 5, 6), Result.HOME))
+    assert all(r.state(S("trios", p)).mu > 25 for p in (1, 2, 3))
+    assert all(r.state(S("trios", p)).mu < 25 for p in (4, 5, 6))
+
+
+def test_draw_between_equals_keeps_mu_and_pulls_unequals_together():
+    r = Rater()
+    r.apply(Game(key(1), (1,), (2,), Result.DRAW))
+    assert r.state(S("singles", 1)).mu == pytest.approx(25)
+    assert r.state(S("singles", 1)).draws == 1
+    r.apply(Game(key(2), (1,), (3,), Result.HOME))  # 1 is now stronger than 2
+    strong, weak = r.state(S("singles", 1)).mu, r.state(S("singles", 2)).mu
+    r.apply(Game(key(3), (1,), (2,), Result.DRAW))
+    assert r.state(S("singles", 1)).mu < strong
+    assert r.state(S("singles", 2)).mu > weak
+
+
+def test_replay_is_ordered_by_key_not_by_input_order():
+    games = [
+        Game(key(3, rnd=2), (1,), (3,), Result.AWAY),
+        Game(key(2), (3,), (4,), Result.HOME),
+        Game(key(1), (1,), (2,), Result.HOME),
+    ]
+    a, b = Rater(), Rater()
+    a.replay(games)
+    b.replay(list(reversed(games)))
+    assert a.states == b.states
+
+
+def test_inactivity_widens_sigma_never_mu_capped_at_initial():
+    st = State(mu=31.0, sigma=3.0, games=40, last_played=date(2025, 1, 1))
+    assert widened_sigma(st, date(2025, 1, 20)) == 3.0
+    two_months = widened_sigma(st, date(2025, 3, 5))
+    assert 3.0 < two_months < widened_sigma(st, date(2025, 12, 1))
+    assert widened_sigma(st, date(2040, 1, 1)) == DEFAULT_PARAMS.sigma
+    r = Rater(states={S("singles", 1): st, S("singles", 2): st})
+    before = r.state(S("singles", 1))
+    r.apply(Game(GameKey(date(2026, 1, 1), 1, 1, 1, 9), (1,), (2,), Result.DRAW))
+    after = r.state(S("singles", 1))
+    assert after.mu == pytest.approx(before.mu)  # equal players drawing: only σ changed
+    assert after.sigma > before.sigma  # a year idle widened more than one game narrowed
+
+
+def test_provisional_mark_until_sigma_is_low():
+    r = Rater()
+    assert is_provisional(r.state(S("singles", 1)).sigma)
+    opponent = 100
+    for i in range(60):
+        r.apply(
+            Game(key(i + 1, rnd=i), (1,), (opponent + i,), Result.HOME if i % 2 else Result.AWAY)
+        )
+        if not is_provisional(r.state(S("singles", 1)).sigma):
+            break
+    assert not is_provisional(r.state(S("singles", 1)).sigma)
+    assert 8 <= r.state(S("singles", 1)).games <= 40
+
+
+def test_display_scale_and_win_probability():
+    assert display_rating(25.0) == 1500
+    assert display_rating(30.0) == 1620
+    strong, weak = State(32.0, 3.0), State(20.0, 3.0)
+    p, q = win_probability([strong], [weak])
+    assert p > 0.8 and p + q == pytest.approx(1)
+    assert win_probability([State(25, 8)], [State(25, 8)])[0] == pytest.approx(0.5)
+
+
+def test_skill_levels_from_data():
+    levels = load_levels()
+    assert levels[0].min_rating is None
+    assert level_for(1500, levels).slug == "intermedio"
+    assert level_for(0, levels).name("en") == "Beginner"
+    assert level_for(5000, levels).name("it") == "Gran maestro"
+    with pytest.raises(SkillLevelsError):
+        parse_levels({"levels": [{"slug": "a", "min_rating": 10, "name_it": "a", "name_en": "a"}]})

@@ -1,0 +1,184 @@
+"""The ORM layer: incremental updates equal a full replay; corrections and late results replay."""
+
+from datetime import date
+
+import pytest
+from django.core.management import call_command
+
+from ratings.models import RatedMatch, Rating, RatingChange, RatingRun
+from ratings.services.ratings import recompute, update_for_match
+from tournaments.models import Outcome
+
+
+def snapshot():
+    ratings = sorted(
+        (
+            r.pool,
+            r.player_id,
+            r.partner_id,
+            r.mu,
+            r.sigma,
+            r.games,
+            r.wins,
+            r.draws,
+            r.losses,
+            r.last_played,
+        )
+        for r in Rating.objects.all()
+    )
+    history = list(
+        RatingChange.objects.order_by("id").values_list(
+            "match_id", "pool", "player_id", "partner_id", "mu_after", "sigma_after"
+        )
+    )
+    return ratings, history
+
+
+def rating(player, pool="singles"):
+    return Rating.objects.get(pool=pool, player=player, partner__isnull=True)
+
+
+@pytest.fixture
+def league(world):
+    """Two singles tournaments and a pairs one, with wins, a draw and a timeout."""
+    ps = [world.player() for _ in range(6)]
+    lines = [world.line(p) for p in ps]
+    t1 = world.tournament("winter", date(2026, 1, 10))
+    t2 = world.tournament("spring", date(2026, 4, 10))
+    tp = world.tournament("pairs", date(2026, 2, 1), seats=2)
+    pair_lines = [world.line(ps[0], ps[1]), world.line(ps[2], ps[3]), world.line(ps[4], ps[5])]
+    matches = [
+        world.play(t1, 1, lines[0], lines[1], 11, 5),
+        world.play(t1, 1, lines[2], lines[3], 6, 11),
+        world.play(t1, 1, lines[4], lines[5], 8, 8),
+        world.play(t1, 2, lines[0], lines[2], 11, 9),
+        world.play(t1, 2, lines[1], lines[5], 11, 3),
+        world.play(tp, 1, pair_lines[0], pair_lines[1], 11, 4),
+        world.play(tp, 2, pair_lines[1], pair_lines[2], 7, 11),
+        world.play(t2, 1, lines[3], lines[0], 9, 4, outcome=Outcome.TIMEOUT, offender=lines[3]),
+        world.play(t2, 1, lines[4], lines[2], 11, 2),
+    ]
+    return {
+        "players": ps,
+        "lines": lines,
+        "pair_lines": pair_lines,
+        "matches": matches,
+        "t": (t1, t2, tp),
+    }
+
+
+@pytest.mark.django_db
+def test_incremental_in_order_equals_full_recompute(league, world):
+    ordered = sorted(league["matches"], key=lambda m: (m.round.stage.tournament.start_date, m.id))
+    for m in ordered:
+        update_for_match(m.id)
+    incremental = snapshot()
+    assert RatingRun.objects.filter(kind="incremental").count() == len(ordered)
+    call_command("recompute_ratings", verbosity=0)
+    assert snapshot() == incremental
+    run = RatingRun.objects.filter(kind="full").get()
+    assert run.model == "PlackettLuce" and run.openskill_version and run.games == len(ordered)
+    assert run.params["beta"] == pytest.approx(25 / 6)
+
+
+@pytest.mark.django_db
+def test_results_out_of_order_replay_to_the_same_numbers(league):
+    for m in reversed(league["matches"]):
+        update_for_match(m.id)
+    shuffled = snapshot()
+    assert RatingRun.objects.filter(kind="replay").exists()
+    recompute()
+    assert snapshot() == shuffled
+
+
+@pytest.mark.django_db
+def test_order_within_a_round_does_not_matter(world):
+    """Arrival order inside a round is irrelevant: a round is applied in match-id order."""
+    ps = [world.player() for _ in range(4)]
+    ls = [world.line(p) for p in ps]
+    t = world.tournament("r")
+    a = world.play(t, 1, ls[0], ls[1], 11, 2)
+    b = world.play(t, 1, ls[1], ls[2], 11, 7)  # same round, shares a player
+    c = world.play(t, 1, ls[0], ls[3], 3, 11)
+    for m in (c, a, b):
+        update_for_match(m.id)
+    arrived_late_first = snapshot()[0]
+    recompute()
+    assert snapshot()[0] == arrived_late_first
+
+
+@pytest.mark.django_db
+def test_moves_draws_timeouts_and_unrated_outcomes(league, world):
+    recompute()
+    ps = league["players"]
+    assert rating(ps[0]).mu > 25 and rating(ps[1]).games == 2
+    assert rating(ps[4]).draws == 1 and rating(ps[5]).draws == 1
+    # The timeout: player 3 scored more but offended, so it is a loss for 3 and a win for 0.
+    ch = RatingChange.objects.get(match=league["matches"][7], pool="singles", player=ps[3])
+    assert ch.result == "loss" and ch.mu_after < ch.mu_before
+    assert RatingChange.objects.get(match=league["matches"][7], player=ps[0]).result == "win"
+    # Pairs pool: players and the fixed pair, no singles rows for the pairs tournament.
+    assert rating(ps[0], "pairs").mu > 25 > rating(ps[2], "pairs").mu
+    unit = Rating.objects.get(pool="pair_units", player=ps[0], partner=ps[1])
+    assert unit.games == 1 and unit.wins == 1
+    # Forfeits and byes are not rated.
+    t = league["t"][1]
+    f = world.play(
+        t,
+        3,
+        league["lines"][0],
+        league["lines"][1],
+        0,
+        0,
+        outcome=Outcome.FORFEIT,
+        offender=league["lines"][1],
+    )
+    before = snapshot()
+    update_for_match(f.id)
+    assert snapshot() == before and not RatedMatch.objects.filter(match=f).exists()
+
+
+@pytest.mark.django_db
+def test_a_corrected_result_replays_from_that_match(league, world):
+    for m in league["matches"]:
+        update_for_match(m.id)
+    first = league["matches"][0]
+    world.result(first, 4, 11)  # the winner was wrong: corrected
+    update_for_match(first.id)
+    corrected = snapshot()
+    assert RatingChange.objects.get(match=first, player=league["players"][1]).result == "win"
+    recompute()
+    assert snapshot() == corrected
+    # Deleting the result (match back to scheduled) removes it from the ratings.
+    first.status = "scheduled"
+    first.save()
+    update_for_match(first.id)
+    assert not RatingChange.objects.filter(match=first).exists()
+    after_delete = snapshot()
+    recompute()
+    assert snapshot() == after_delete
+
+
+@pytest.mark.django_db
+def test_recompute_from_a_date_equals_full(league):
+    recompute()
+    full = snapshot()
+    call_command("recompute_ratings", "--from", "2026-03-01", verbosity=0)
+    assert snapshot()[0] == full[0]
+    assert RatingRun.objects.filter(kind="replay").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_signal_enqueues_the_rating_update(world, settings):
+    from config.celery import app
+    from tournaments.signals import match_result_changed
+
+    app.conf.task_always_eager = True
+    try:
+        a, b = world.player(), world.player()
+        t = world.tournament("sig")
+        m = world.play(t, 1, world.line(a), world.line(b), 11, 0)
+        match_result_changed.send(sender=type(m), match=m)
+        assert rating(a).wins == 1
+    finally:
+        app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
