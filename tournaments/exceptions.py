@@ -1,0 +1,49 @@
+"""Errors an organizer (or a record) can cause, each with a translated message.
+
+Views and the admin catch :class:`TournamentError` and show ``str(error)``; nothing a user sends
+should surface as a 500.
+"""
+
+from django.utils.translation import gettext_lazy as _
+
+
+class TournamentError(Exception):
+    """Base class: a refused operation with a message fit for the organizer."""
+
+    default_message = _("The operation was refused.")
+
+    def __init__(self, message=None, **detail):
+        self.message = message if message is not None else self.default_message
+        self.detail = detail
+        super().__init__(str(self.message))
+
+    def __str__(self):
+        return str(self.message)
+
+
+class ResultError(TournamentError):
+    """A match result that does not add up, or that cannot be stored now; nothing was saved."""
+
+    default_message = _("The result was refused.")
+
+
+class ScheduleError(TournamentError):
+    """Rounds, groups or a bracket that cannot be generated as asked."""
+
+    default_message = _("The schedule cannot be generated.")
+
+
+class PresetError(TournamentError):
+    """An unknown or malformed tournament preset."""
+
+    default_message = _("Unknown tournament preset.")
+
+
+class LineImportError(TournamentError):
+    """A CSV of lines with errors; ``errors`` lists ``(row_number, message)``; nothing was saved."""
+
+    default_message = _("The file was not imported.")
+
+    def __init__(self, errors, message=None):
+        self.errors = list(errors)
+        super().__init__(message)

@@ -1,0 +1,283 @@
+"""Registering lines in a tournament: one by one or from a CSV file (all or nothing)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils.translation import gettext as _
+
+from tournaments.exceptions import LineImportError, TournamentError
+from tournaments.models import Entry, Line, LineMember, Player
+from tournaments.services import changelog
+
+logger = logging.getLogger(__name__)
+
+MAX_IMPORT_BYTES = 2 * 1024 * 1024
+MAX_IMPORT_ROWS = 10_000
+
+# Accepted header names (English and Italian) for each column.
+COLUMNS = {
+    "line": ("line", "line name", "linea", "nome linea", "name", "nome"),
+    "player1": ("player 1", "player1", "giocatore 1", "giocatore1"),
+    "player2": ("player 2", "player2", "giocatore 2", "giocatore2"),
+    "player3": ("player 3", "player3", "giocatore 3", "giocatore3"),
+    "fid1": ("federation id 1", "federation_id1", "federation id", "tessera 1", "tessera"),
+    "fid2": ("federation id 2", "federation_id2", "tessera 2"),
+    "fid3": ("federation id 3", "federation_id3", "tessera 3"),
+    "club": ("club", "circolo"),
+    "city": ("city", "città", "citta"),
+    "seed": ("seed", "testa di serie"),
+}
+EXPECTED_HEADER = (
+    "line,player 1,player 2,player 3,federation id 1,federation id 2,federation id 3,club,city,seed"
+)
+
+
+@dataclass
+class LineRow:
+    """A line to register: its name and its players as ``(name, federation id)``."""
+
+    name: str
+    players: list[tuple[str, str]]
+    club: str = ""
+    city: str = ""
+    seed: int | None = None
+    row_number: int | None = None
+    errors: list[str] = field(default_factory=list)
+
+
+def _next_seed(tournament):
+    return (Entry.objects.filter(tournament=tournament).aggregate(m=Max("seed"))["m"] or 0) + 1
+
+
+def _player(name, federation_id, club, city):
+    if federation_id:
+        player = Player.objects.filter(federation_id=federation_id).first()
+        if player is not None:
+            return player
+    return Player.objects.create(name=name, federation_id=federation_id, club=club, city=city)
+
+
+def _create_line(tournament, row: LineRow, seed):
+    line = Line.objects.create(name=row.name)
+    LineMember.objects.bulk_create(
+        LineMember(line=line, player=_player(name, fid, row.club, row.city), position=position)
+        for position, (name, fid) in enumerate(row.players)
+    )
+    Entry.objects.create(tournament=tournament, line=line, seed=seed)
+    return line
+
+
+def _validate(tournament, rows: list[LineRow]):
+    taken_names = set(
+        Entry.objects.filter(tournament=tournament).values_list("line__name", flat=True)
+    )
+    taken_names = {name.casefold() for name in taken_names}
+    seen_names, seen_fids, seen_seeds = {}, {}, {}
+    used_seeds = set(
+        Entry.objects.filter(tournament=tournament, seed__isnull=False).values_list(
+            "seed", flat=True
+        )
+    )
+    fids = {fid for row in rows for _name, fid in row.players if fid}
+    known = dict(Player.objects.filter(federation_id__in=fids).values_list("federation_id", "name"))
+    entered = set(
+        Entry.objects.filter(
+            tournament=tournament, line__members__player__federation_id__in=fids
+        ).values_list("line__members__player__federation_id", flat=True)
+    )
+    for row in rows:
+        if not row.name:
+            row.errors.append(_("the line has no name"))
+        elif row.name.casefold() in taken_names:
+            row.errors.append(
+                _("a line named “%(name)s” is already registered") % {"name": row.name}
+            )
+        elif row.name.casefold() in seen_names:
+            row.errors.append(
+                _("same line name as row %(row)d") % {"row": seen_names[row.name.casefold()]}
+            )
+        else:
+            seen_names[row.name.casefold()] = row.row_number
+        if len(row.players) != tournament.seats_per_line:
+            row.errors.append(
+                _("%(got)d players, but lines of this tournament have %(n)d")
+                % {"got": len(row.players), "n": tournament.seats_per_line}
+            )
+        for name, fid in row.players:
+            if len(name) > 120:
+                row.errors.append(_("a player's name is too long"))
+            if not fid:
+                continue
+            if len(fid) > 40:
+                row.errors.append(_("federation id “%(id)s” is too long") % {"id": fid[:40]})
+            elif fid in seen_fids:
+                row.errors.append(
+                    _("federation id %(id)s already appears in row %(row)d")
+                    % {"id": fid, "row": seen_fids[fid]}
+                )
+            else:
+                seen_fids[fid] = row.row_number
+            if fid in entered:
+                row.errors.append(_("player %(id)s already plays in this tournament") % {"id": fid})
+            if fid in known and known[fid].casefold() != name.casefold():
+                row.errors.append(
+                    _("federation id %(id)s belongs to %(known)s, not to %(name)s")
+                    % {"id": fid, "known": known[fid], "name": name}
+                )
+        if row.seed is not None:
+            if row.seed in used_seeds:
+                row.errors.append(_("seed %(seed)d is already taken") % {"seed": row.seed})
+            elif row.seed in seen_seeds:
+                row.errors.append(
+                    _("seed %(seed)d already appears in row %(row)d")
+                    % {"seed": row.seed, "row": seen_seeds[row.seed]}
+                )
+            else:
+                seen_seeds[row.seed] = row.row_number
+
+
+@transaction.atomic
+def add_lines(tournament, rows: list[LineRow], *, user=None, action="lines.added"):
+    """Register lines (validated together: all or nothing)."""
+    _validate(tournament, rows)
+    errors = [(row.row_number, message) for row in rows for message in row.errors]
+    if errors:
+        raise LineImportError(errors)
+    seed = _next_seed(tournament)
+    used = {row.seed for row in rows if row.seed is not None}
+    lines = []
+    for row in rows:
+        if row.seed is None:
+            while seed in used:
+                seed += 1
+            row.seed = seed
+            used.add(seed)
+        lines.append(_create_line(tournament, row, row.seed))
+    changelog.record(tournament, action, user=user, lines=len(lines))
+    return lines
+
+
+def add_line(tournament, name, players, *, club="", city="", seed=None, user=None):
+    """Register one line; ``players`` are names or ``(name, federation id)`` pairs."""
+    players = [(p, "") if isinstance(p, str) else (p[0], p[1] or "") for p in players]
+    try:
+        return add_lines(
+            tournament,
+            [LineRow(name=name, players=players, club=club, city=city, seed=seed, row_number=1)],
+            user=user,
+            action="line.added",
+        )[0]
+    except LineImportError as error:
+        raise TournamentError("; ".join(message for _row, message in error.errors)) from error
+
+
+def _read_text(file) -> str:
+    data = file.read() if hasattr(file, "read") else file
+    if isinstance(data, bytes):
+        if len(data) > MAX_IMPORT_BYTES:
+            raise LineImportError([], _("The file is too large (at most 2 MB)."))
+        for encoding in ("utf-8-sig", "cp1252"):
+            try:
+                return data.decode(encoding)
+            except UnicodeDecodeError:
+                continue
+        raise LineImportError([], _("The file is not readable text (UTF-8 expected)."))
+    if len(data) > MAX_IMPORT_BYTES:
+        raise LineImportError([], _("The file is too large (at most 2 MB)."))
+    return data.lstrip("\ufeff")
+
+
+def _column_map(header):
+    normalized = [h.strip().casefold() for h in header]
+    mapping = {}
+    for key, names in COLUMNS.items():
+        for index, name in enumerate(normalized):
+            if name in names:
+                mapping[key] = index
+                break
+    return mapping
+
+
+def parse_lines_csv(file) -> list[LineRow]:
+    """Rows of a CSV (comma or semicolon separated, header required); row numbers count the
+    header as row 1, as spreadsheets show them."""
+    text = _read_text(file)
+    try:
+        dialect = csv.Sniffer().sniff(text.splitlines()[0] if text else "", delimiters=",;\t")
+        delimiter = dialect.delimiter
+    except csv.Error:
+        delimiter = ","
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise LineImportError([], _("The file is empty.")) from None
+    except csv.Error as error:
+        raise LineImportError([(1, str(error))]) from error
+    mapping = _column_map(header)
+    if "line" not in mapping or "player1" not in mapping:
+        raise LineImportError(
+            [
+                (
+                    1,
+                    _("the header must name at least the columns: %(cols)s")
+                    % {"cols": EXPECTED_HEADER},
+                )
+            ]
+        )
+    rows = []
+    try:
+        for number, cells in enumerate(reader, start=2):
+            if not any(cell.strip() for cell in cells):
+                continue
+            if len(rows) >= MAX_IMPORT_ROWS:
+                raise LineImportError(
+                    [], _("Too many rows (at most %(n)d).") % {"n": MAX_IMPORT_ROWS}
+                )
+
+            def cell(key, cells=cells):
+                index = mapping.get(key)
+                return cells[index].strip() if index is not None and index < len(cells) else ""
+
+            players = []
+            for n in (1, 2, 3):
+                name = cell(f"player{n}")
+                if name:
+                    players.append((name, cell(f"fid{n}")))
+            row = LineRow(
+                name=cell("line")[:160],
+                players=players,
+                club=cell("club")[:120],
+                city=cell("city")[:80],
+                row_number=number,
+            )
+            seed = cell("seed")
+            if seed:
+                if seed.isdigit() and int(seed) > 0:
+                    row.seed = int(seed)
+                else:
+                    row.errors.append(_("the seed must be a positive whole number"))
+            for n in (1, 2, 3):
+                if cell(f"fid{n}") and not cell(f"player{n}"):
+                    row.errors.append(
+                        _("federation id %(n)d given without player %(n)d") % {"n": n}
+                    )
+            rows.append(row)
+    except csv.Error as error:
+        raise LineImportError([(reader.line_num, str(error))]) from error
+    if not rows:
+        raise LineImportError([], _("The file has no lines."))
+    return rows
+
+
+def import_lines_csv(tournament, file, *, user=None):
+    """Register every line of a CSV file, or none: ``LineImportError.errors`` lists
+    ``(row number, message)`` for every problem found."""
+    rows = parse_lines_csv(file)
+    return add_lines(tournament, rows, user=user, action="lines.imported")

@@ -1,0 +1,650 @@
+"""Storing match results: manual entry deal by deal, and verdicts of the rules engine.
+
+Both paths end in :func:`_store`, which runs in ONE transaction with the match row locked
+(``select_for_update``), replaces any previous result, scores VP/MP with the tournament's table,
+advances knock-out lines, records the change, and announces it with
+``signals.match_result_changed`` once committed. Every refusal is a :class:`ResultError` raised
+before anything is written (or inside the transaction, which then rolls back).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from tournaments.algorithms import vp as vp_algo
+from tournaments.exceptions import ResultError, TournamentError
+from tournaments.models import DealResult, EndRule, Match, MatchResult, Outcome, Stage
+from tournaments.services import changelog
+from tournaments.services.vp import vp_table_from_model
+from tournaments.signals import match_result_changed
+
+logger = logging.getLogger(__name__)
+
+MAX_TIEBREAK_DEALS = 3
+MAX_DEALS = 60
+_CATEGORY = re.compile(r"^[a-z][a-z0-9_]{0,29}$")
+PLAYED_OUTCOMES = {Outcome.COMPLETED, Outcome.TIMEOUT, Outcome.ABANDON}
+OFFENCE_OUTCOMES = {Outcome.TIMEOUT, Outcome.ABANDON, Outcome.FORFEIT}
+
+
+@dataclass
+class Deal:
+    """One deal as stored: points and breakdown for (home, away)."""
+
+    number: int
+    points: tuple[int, int]
+    breakdown: tuple[dict, dict]
+    is_tiebreak: bool = False
+    is_penalty: bool = False
+    last_capture: int | None = None
+
+
+@dataclass
+class Decision:
+    """What a result amounts to: totals, winner side (``None`` for a draw), margin."""
+
+    totals: tuple[int, int]
+    winner_side: int | None
+    margin: int
+    outcome: str
+    offender_side: int | None = None
+    deals: list[Deal] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def _as_int(value, what):
+    if isinstance(value, bool) or not isinstance(value, int):
+        try:
+            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+                return int(value.strip())
+        except ValueError:
+            pass
+        raise ResultError(_("%(what)s must be a whole number.") % {"what": what})
+    return value
+
+
+def _parse_deal(index, raw) -> Deal:
+    label = _("Deal %(n)d") % {"n": index + 1}
+    if not isinstance(raw, dict):
+        raise ResultError(_("%(deal)s: expected points and breakdown.") % {"deal": label})
+    points = raw.get("points")
+    if not isinstance(points, list | tuple) or len(points) != 2:
+        raise ResultError(_("%(deal)s: give the points of both lines.") % {"deal": label})
+    points = tuple(_as_int(p, _("%(deal)s: points") % {"deal": label}) for p in points)
+    if min(points) < 0:
+        raise ResultError(_("%(deal)s: points cannot be negative.") % {"deal": label})
+    breakdown = raw.get("breakdown")
+    if breakdown is None:
+        breakdown = [{}, {}]
+    if not isinstance(breakdown, list | tuple) or len(breakdown) != 2:
+        raise ResultError(_("%(deal)s: give the breakdown of both lines.") % {"deal": label})
+    clean = []
+    for side, (side_points, side_breakdown) in enumerate(zip(points, breakdown, strict=True)):
+        if not isinstance(side_breakdown, dict):
+            raise ResultError(_("%(deal)s: the breakdown must list categories.") % {"deal": label})
+        parsed = {}
+        for category, value in side_breakdown.items():
+            if not isinstance(category, str) or not _CATEGORY.match(category):
+                raise ResultError(
+                    _("%(deal)s: unknown category “%(category)s”.")
+                    % {"deal": label, "category": category}
+                )
+            value = _as_int(
+                value, _("%(deal)s: %(category)s") % {"deal": label, "category": category}
+            )
+            if value < 0:
+                raise ResultError(
+                    _("%(deal)s: %(category)s cannot be negative.")
+                    % {"deal": label, "category": category}
+                )
+            if value:
+                parsed[category] = value
+        if sum(parsed.values()) != side_points:
+            raise ResultError(
+                _(
+                    "%(deal)s: the breakdown of the %(side)s line adds up to %(sum)d, "
+                    "not to its %(points)d points."
+                )
+                % {
+                    "deal": label,
+                    "side": _("home") if side == 0 else _("away"),
+                    "sum": sum(parsed.values()),
+                    "points": side_points,
+                }
+            )
+        clean.append(parsed)
+    last_capture = raw.get("last_capture")
+    if last_capture is not None and last_capture not in (0, 1):
+        raise ResultError(_("%(deal)s: the last capture is made by side 0 or 1.") % {"deal": label})
+    return Deal(
+        number=index,
+        points=points,
+        breakdown=(clean[0], clean[1]),
+        is_tiebreak=bool(raw.get("tiebreak", False)),
+        is_penalty=bool(raw.get("penalty", False)),
+        last_capture=last_capture,
+    )
+
+
+def parse_deals(deals) -> list[Deal]:
+    """Check the shape of manually entered deals (points, breakdown sums)."""
+    if not isinstance(deals, list | tuple):
+        raise ResultError(_("Deals must be a list."))
+    if len(deals) > MAX_DEALS:
+        raise ResultError(_("Too many deals (at most %(n)d).") % {"n": MAX_DEALS})
+    return [_parse_deal(index, raw) for index, raw in enumerate(deals)]
+
+
+# --------------------------------------------------------------------------- deciding
+
+
+def _decided(totals, tournament) -> int | None:
+    """The side that has won a target match after these totals, if any."""
+    target = tournament.end_value
+    home, away = totals
+    if home >= target and home > away:
+        return 0
+    if away >= target and away > home:
+        return 1
+    return None
+
+
+def _is_knockout(match) -> bool:
+    return match.round.stage.kind == Stage.Kind.KNOCKOUT
+
+
+def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expired=False):
+    """Apply the match-end rule of rules.md to entered deals; raise ``ResultError`` if they
+    do not make a finished match."""
+    tournament = match.round.stage.tournament
+    knockout = _is_knockout(match)
+    outcome = Outcome(outcome)
+    totals = [0, 0]
+
+    penalty = [d for d in deals if d.is_penalty]
+    if penalty and outcome not in (Outcome.TIMEOUT, Outcome.ABANDON):
+        raise ResultError(_("Penalty points belong only to a timeout or an abandon."))
+    if len(penalty) > 1 or (penalty and deals[-1] is not penalty[0]):
+        raise ResultError(_("Only the last deal, the interrupted one, can carry penalty points."))
+
+    if outcome == Outcome.FORFEIT:
+        if deals:
+            raise ResultError(_("A forfeited match has no deals."))
+        winner = 1 - offender_side
+        totals[winner] = vp_algo.FORFEIT_MARGIN
+        return Decision(tuple(totals), winner, vp_algo.FORFEIT_MARGIN, outcome, offender_side)
+
+    if not deals:
+        raise ResultError(_("Enter at least one deal."))
+
+    seen_tiebreak = False
+    for deal in deals:
+        if seen_tiebreak and not deal.is_tiebreak:
+            raise ResultError(
+                _("Deal %(n)d: regular deals cannot follow tie-break deals.")
+                % {"n": deal.number + 1}
+            )
+        seen_tiebreak = seen_tiebreak or deal.is_tiebreak
+
+    regular = [d for d in deals if not d.is_tiebreak]
+    tiebreaks = [d for d in deals if d.is_tiebreak]
+    by_deals = tournament.end_rule == EndRule.DEALS
+
+    if outcome in (Outcome.TIMEOUT, Outcome.ABANDON):
+        if tiebreaks and not knockout:
+            raise ResultError(_("Tie-break deals are only played in knock-out matches."))
+        if not penalty:
+            raise ResultError(
+                _(
+                    "A timeout or abandon ends with the interrupted deal: mark the last deal as "
+                    "penalty (unsecured points and one scopa to the opponent)."
+                )
+            )
+        if deals[-1].points[1 - offender_side] < 1:
+            raise ResultError(
+                _("The penalty gives the opponent of the offending line at least one scopa.")
+            )
+        for deal in deals[:-1]:
+            totals[0] += deal.points[0]
+            totals[1] += deal.points[1]
+            finished = (
+                (deal.number + 1 >= tournament.end_value and not deal.is_tiebreak)
+                if by_deals
+                else _decided(totals, tournament) is not None
+            )
+            if finished and not (by_deals and knockout and totals[0] == totals[1]):
+                raise ResultError(
+                    _("The match was already over after deal %(n)d (%(h)d–%(a)d).")
+                    % {"n": deal.number + 1, "h": totals[0], "a": totals[1]}
+                )
+        totals[0] += deals[-1].points[0]
+        totals[1] += deals[-1].points[1]
+        winner = 1 - offender_side
+        margin = max(0, totals[winner] - totals[offender_side])
+        return Decision(tuple(totals), winner, margin, outcome, offender_side, deals)
+
+    # completed
+    winner = None
+    if by_deals:
+        n = tournament.end_value
+        if len(regular) < n:
+            raise ResultError(
+                _("The match is played over %(n)d deals; only %(got)d entered.")
+                % {"n": n, "got": len(regular)}
+            )
+        if len(regular) > n:
+            raise ResultError(
+                _("The match is played over %(n)d deals; %(got)d entered.")
+                % {"n": n, "got": len(regular)}
+            )
+        for deal in regular:
+            totals[0] += deal.points[0]
+            totals[1] += deal.points[1]
+        if totals[0] != totals[1]:
+            winner = 0 if totals[0] > totals[1] else 1
+    else:
+        for index, deal in enumerate(regular):
+            totals[0] += deal.points[0]
+            totals[1] += deal.points[1]
+            decided = _decided(totals, tournament)
+            if decided is not None:
+                if index != len(regular) - 1:
+                    raise ResultError(
+                        _(
+                            "Deal %(n)d was entered after the match was already decided "
+                            "(%(h)d–%(a)d after deal %(d)d)."
+                        )
+                        % {"n": index + 2, "h": totals[0], "a": totals[1], "d": index + 1}
+                    )
+                winner = decided
+        if winner is None:
+            if tournament.time_limit_s and time_expired and totals[0] != totals[1]:
+                winner = 0 if totals[0] > totals[1] else 1
+            elif totals[0] == totals[1] and totals[0] >= tournament.end_value:
+                raise ResultError(
+                    _("Level at %(h)d–%(a)d: further deals are played until one line is ahead.")
+                    % {"h": totals[0], "a": totals[1]}
+                )
+            elif tournament.time_limit_s and time_expired:
+                raise ResultError(
+                    _("Level when time ran out: further deals are played until one line is ahead.")
+                )
+            else:
+                raise ResultError(
+                    _(
+                        "The match is not finished: nobody has reached %(target)d points while "
+                        "ahead (%(h)d–%(a)d)."
+                    )
+                    % {"target": tournament.end_value, "h": totals[0], "a": totals[1]}
+                )
+
+    if tiebreaks:
+        if not knockout:
+            raise ResultError(_("Tie-break deals are only played in knock-out matches."))
+        if winner is not None:
+            raise ResultError(_("Tie-break deals are only played when the match ends level."))
+        if len(tiebreaks) > MAX_TIEBREAK_DEALS:
+            raise ResultError(
+                _("At most %(n)d tie-break deals are played.") % {"n": MAX_TIEBREAK_DEALS}
+            )
+        for index, deal in enumerate(tiebreaks):
+            totals[0] += deal.points[0]
+            totals[1] += deal.points[1]
+            last = index == len(tiebreaks) - 1
+            if deal.points[0] != deal.points[1]:
+                if not last:
+                    raise ResultError(
+                        _("Tie-break deal %(n)d already decided the match.") % {"n": index + 1}
+                    )
+                winner = 0 if deal.points[0] > deal.points[1] else 1
+            elif last:
+                if index + 1 < MAX_TIEBREAK_DEALS:
+                    raise ResultError(
+                        _("Tie-break deal %(n)d ended level: another tie-break deal is needed.")
+                        % {"n": index + 1}
+                    )
+                if deal.last_capture is None:
+                    raise ResultError(
+                        _(
+                            "The third tie-break deal ended level: say which line made the last "
+                            "capture (it loses)."
+                        )
+                    )
+                winner = 1 - deal.last_capture
+    elif winner is None and knockout:
+        raise ResultError(
+            _("A knock-out match cannot end level: enter the tie-break deals (up to three).")
+        )
+
+    margin = 0 if winner is None else max(0, totals[winner] - totals[1 - winner])
+    return Decision(tuple(totals), winner, margin, outcome, None, deals)
+
+
+# --------------------------------------------------------------------------- storing
+
+
+def _lock(match) -> Match:
+    return (
+        Match.objects.select_for_update()
+        .select_related("round__stage__tournament__vp_table", "home", "away")
+        .get(pk=match.pk)
+    )
+
+
+def _check_lines(match):
+    if match.home_id is None or match.away_id is None:
+        raise ResultError(_("This match does not have both lines yet."))
+    if match.outcome == Outcome.BYE:
+        raise ResultError(_("A bye has no result to enter."))
+
+
+def _offender_side(match, offender):
+    if offender is None:
+        return None
+    offender_id = getattr(offender, "pk", offender)
+    if offender_id == match.home_id:
+        return 0
+    if offender_id == match.away_id:
+        return 1
+    raise ResultError(_("The offending line does not play this match."))
+
+
+def _move_line(dependent_id, slot, line_id, source):
+    """Put ``line_id`` into a later knock-out match, refusing if that match has a result."""
+    if dependent_id is None:
+        return
+    dependent = Match.objects.select_for_update().get(pk=dependent_id)
+    attribute = "home_id" if slot == Match.Slot.HOME else "away_id"
+    if getattr(dependent, attribute) == line_id:
+        return
+    if dependent.status == Match.Status.DONE and dependent.outcome != Outcome.BYE:
+        raise ResultError(
+            _(
+                "The result of the later match “%(later)s” depends on this one: delete that "
+                "result first."
+            )
+            % {"later": dependent}
+        )
+    setattr(dependent, attribute, line_id)
+    dependent.save(update_fields=[attribute.removesuffix("_id"), "updated_at"])
+    logger.info("match %s: line %s moves on to match %s", source.pk, line_id, dependent.pk)
+
+
+def _advance(match, winner_id, loser_id):
+    _move_line(match.next_match_id, match.next_slot, winner_id, match)
+    _move_line(match.loser_next_match_id, match.loser_next_slot, loser_id, match)
+
+
+def _announce(match):
+    match_id = match.pk
+
+    def send():
+        fresh = Match.objects.select_related("round__stage__tournament").get(pk=match_id)
+        match_result_changed.send(sender=Match, match=fresh)
+
+    transaction.on_commit(send)
+
+
+def _store(match, decision: Decision, *, user, action, source=None):
+    """Write the decision for a locked match (caller holds the transaction)."""
+    tournament = match.round.stage.tournament
+    try:
+        table = vp_table_from_model(tournament.vp_table)
+    except TournamentError as error:
+        raise ResultError(error.message) from error
+    winner_side = decision.winner_side
+    draw = winner_side is None
+    score = vp_algo.match_score(
+        table,
+        decision.margin,
+        vp_algo.Outcome(decision.outcome),
+        draw=draw,
+    )
+    lines = (match.home_id, match.away_id)
+    replaced = match.status == Match.Status.DONE
+    previous = None
+    if replaced:
+        previous = {
+            "outcome": match.outcome,
+            "winner": match.winner_id,
+            "totals": [
+                r.points for r in sorted(match.results.all(), key=lambda r: r.line_id != lines[0])
+            ],
+        }
+        DealResult.objects.filter(match=match).delete()
+        MatchResult.objects.filter(match=match).delete()
+
+    winner_id = None if draw else lines[winner_side]
+    loser_id = None if draw else lines[1 - winner_side]
+    if not draw:
+        _advance(match, winner_id, loser_id)
+
+    DealResult.objects.bulk_create(
+        DealResult(
+            match=match,
+            number=deal.number,
+            line_id=lines[side],
+            points=deal.points[side],
+            breakdown=deal.breakdown[side],
+            is_tiebreak=deal.is_tiebreak,
+            is_penalty=deal.is_penalty,
+        )
+        for deal in decision.deals
+        for side in (0, 1)
+    )
+    results = []
+    for side in (0, 1):
+        won = not draw and side == winner_side
+        if draw:
+            vp, mp = score.vp_winner, 0
+        elif won:
+            vp, mp = score.vp_winner, score.mp_winner
+        else:
+            vp, mp = score.vp_loser, score.mp_loser
+        results.append(
+            MatchResult(
+                match=match,
+                line_id=lines[side],
+                points=decision.totals[side],
+                mp=mp,
+                vp=vp,
+                won=won,
+                drawn=draw,
+            )
+        )
+    MatchResult.objects.bulk_create(results)
+
+    match.winner_id = winner_id
+    match.outcome = decision.outcome
+    match.offender_id = None if decision.offender_side is None else lines[decision.offender_side]
+    match.status = Match.Status.DONE
+    match.save(update_fields=["winner", "outcome", "offender", "status", "updated_at"])
+    changelog.record(
+        tournament,
+        action,
+        match=match,
+        user=user,
+        outcome=str(decision.outcome),
+        totals=list(decision.totals),
+        winner=winner_id,
+        margin=decision.margin,
+        vp=[r.vp for r in results],
+        mp=[r.mp for r in results],
+        replaced=previous,
+        source=source,
+    )
+    _announce(match)
+    return match
+
+
+def enter_result(
+    match,
+    deals,
+    *,
+    outcome=Outcome.COMPLETED,
+    offender=None,
+    user=None,
+    time_expired=False,
+):
+    """Store a result entered by hand, deal by deal; refuse with ``ResultError`` if it does not
+    add up (nothing is saved then).
+
+    ``deals``: ``[{"points": [home, away], "breakdown": [{...}, {...}], "tiebreak": bool,
+    "penalty": bool, "last_capture": 0|1}]``; ``penalty`` marks the interrupted deal of a timeout
+    or abandon (points after the penalty of rules.md); ``last_capture`` only for a level third
+    tie-break deal. ``time_expired`` ends a time-limited match with the side ahead.
+    """
+    try:
+        outcome = Outcome(outcome)
+    except ValueError as error:
+        raise ResultError(_("Unknown outcome.")) from error
+    parsed = parse_deals(deals)
+    with transaction.atomic():
+        locked = _lock(match)
+        _check_lines(locked)
+        if outcome == Outcome.BYE:
+            raise ResultError(_("A bye has no result to enter."))
+        offender_side = _offender_side(locked, offender)
+        if outcome in OFFENCE_OUTCOMES and offender_side is None:
+            raise ResultError(_("Say which line timed out, abandoned or forfeited."))
+        if outcome == Outcome.COMPLETED and offender_side is not None:
+            raise ResultError(_("A completed match has no offending line."))
+        decision = decide(
+            locked, parsed, outcome=outcome, offender_side=offender_side, time_expired=time_expired
+        )
+        stored = _store(locked, decision, user=user, action="result.entered", source="manual")
+    _copy_state(stored, match)
+    return match
+
+
+def _copy_state(source, target):
+    if source is target:
+        return
+    for name in ("home_id", "away_id", "winner_id", "outcome", "offender_id", "status"):
+        setattr(target, name, getattr(source, name))
+
+
+def decision_from_verdict(match, verdict) -> Decision:
+    """Turn a ``games.engine.verify_document`` verdict into a Decision (side 0 = home)."""
+    if not isinstance(verdict, dict):
+        raise ResultError(_("The verdict is not readable."))
+    if verdict.get("valid") is False:
+        raise ResultError(_("The record is not valid: its result cannot be stored."))
+    totals = verdict.get("totals")
+    if not isinstance(totals, list | tuple) or len(totals) != 2:
+        raise ResultError(_("A tournament match has exactly two lines."))
+    deals = []
+    for index, raw in enumerate(verdict.get("deals") or []):
+        if raw.get("void"):
+            continue
+        points = tuple(int(p) for p in raw.get("points", (0, 0)))
+        breakdown = raw.get("breakdown") or [{}, {}]
+        deals.append(
+            Deal(
+                number=index,
+                points=points,
+                breakdown=(dict(breakdown[0]), dict(breakdown[1])),
+                is_tiebreak=bool(raw.get("tiebreak", False)),
+                is_penalty=bool(raw.get("penalty", False)),
+            )
+        )
+    outcome_info = verdict.get("outcome") or {}
+    kind = outcome_info.get("kind") or "completed"
+    try:
+        outcome = Outcome(kind)
+    except ValueError as error:
+        raise ResultError(_("Unknown outcome “%(kind)s”.") % {"kind": kind}) from error
+    offender_side = outcome_info.get("side") if outcome in OFFENCE_OUTCOMES else None
+    if outcome in OFFENCE_OUTCOMES:
+        if offender_side not in (0, 1):
+            raise ResultError(_("The verdict does not say which line timed out or abandoned."))
+        if deals and not any(d.is_penalty for d in deals):
+            deals[-1].is_penalty = True
+    winner = verdict.get("winner")
+    if winner not in (0, 1, None):
+        raise ResultError(_("The verdict names no valid winner."))
+    if winner is None and _is_knockout(match):
+        raise ResultError(_("A knock-out match cannot end level."))
+    if winner is None and outcome != Outcome.COMPLETED:
+        raise ResultError(_("A timeout or abandon always has a winner."))
+    if sum(d.points[0] for d in deals) != totals[0] or sum(d.points[1] for d in deals) != totals[1]:
+        raise ResultError(_("The verdict's deals do not add up to its totals."))
+    margin = verdict.get("margin")
+    if margin is None:
+        margin = 0 if winner is None else max(0, totals[winner] - totals[1 - winner])
+    return Decision(
+        (int(totals[0]), int(totals[1])),
+        winner,
+        int(margin),
+        outcome,
+        offender_side,
+        deals,
+    )
+
+
+def apply_verified_result(match, verdict, *, user=None, source=None):
+    """Store an engine verdict (``games.engine.verify_document`` output) as the match result.
+
+    Side 0 is the match's home line, side 1 the away line. ``source`` (e.g. a record id) is kept
+    in the change log.
+    """
+    with transaction.atomic():
+        locked = _lock(match)
+        _check_lines(locked)
+        decision = decision_from_verdict(locked, verdict)
+        stored = _store(
+            locked, decision, user=user, action="result.verified", source=source or "engine"
+        )
+    _copy_state(stored, match)
+    return match
+
+
+def delete_result(match, *, user=None):
+    """Remove a match's result; refuse if a later knock-out match already has its own result."""
+    with transaction.atomic():
+        locked = _lock(match)
+        if locked.status != Match.Status.DONE or locked.outcome == Outcome.BYE:
+            raise ResultError(_("This match has no result to delete."))
+        for dependent_id, slot in (
+            (locked.next_match_id, locked.next_slot),
+            (locked.loser_next_match_id, locked.loser_next_slot),
+        ):
+            if dependent_id is None:
+                continue
+            dependent = Match.objects.select_for_update().get(pk=dependent_id)
+            if dependent.status == Match.Status.DONE:
+                raise ResultError(
+                    _(
+                        "The result of the later match “%(later)s” depends on this one: delete "
+                        "that result first."
+                    )
+                    % {"later": dependent}
+                )
+            attribute = "home" if slot == Match.Slot.HOME else "away"
+            setattr(dependent, attribute, None)
+            dependent.save(update_fields=[attribute, "updated_at"])
+        previous = {"outcome": locked.outcome, "winner": locked.winner_id}
+        DealResult.objects.filter(match=locked).delete()
+        MatchResult.objects.filter(match=locked).delete()
+        locked.winner = None
+        locked.offender = None
+        locked.outcome = ""
+        locked.status = Match.Status.SCHEDULED
+        locked.save(update_fields=["winner", "offender", "outcome", "status", "updated_at"])
+        changelog.record(
+            locked.round.stage.tournament,
+            "result.deleted",
+            match=locked,
+            user=user,
+            previous=previous,
+        )
+        _announce(locked)
+    _copy_state(locked, match)
+    return match

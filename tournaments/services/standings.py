@@ -1,0 +1,180 @@
+"""Group standings from stored MatchResults, with a fixed number of queries.
+
+Three queries per call whatever the group (or stage) size: the members with their lines, the
+played matches, and their MatchResults; the ranking itself is ``algorithms.standings.rank_group``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from tournaments.algorithms import standings as algo
+from tournaments.algorithms.vp import Outcome as AlgoOutcome
+from tournaments.models import Group, GroupMember, Line, Match, MatchResult, Outcome, TieBreak
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class StandingRow:
+    """A line's place in its group, with one value per tie-break (in the tournament's order)."""
+
+    line: Line
+    rank: int
+    played: int
+    won: int
+    drawn: int
+    lost: int
+    vp: int
+    mp: int
+    points_scored: int
+    points_conceded: int
+    tiebreaks: list[tuple[str, Any]] = field(default_factory=list)
+    shared_rank: bool = False
+    position: int | None = None
+
+    @property
+    def tiebreak_values(self):
+        return dict(self.tiebreaks)
+
+
+@dataclass
+class GroupTable:
+    """Standings and head-to-head grid of one group."""
+
+    group: Group
+    rows: list[StandingRow]
+    grid: dict[tuple[int, int], int]
+    tiebreaks: list[str]
+
+    def grid_rows(self):
+        """For templates: per row, the VP earned against each line in standings order."""
+        order = [row.line.pk for row in self.rows]
+        return [
+            (row, [None if a == b else self.grid.get((a, b)) for b in order])
+            for row, a in zip(self.rows, order, strict=True)
+        ]
+
+    def tiebreak_labels(self):
+        labels = dict(TieBreak.choices)
+        return [labels.get(tb, tb) for tb in self.tiebreaks]
+
+
+def _played_matches(matches, results):
+    """PlayedMatch objects for the algorithm, from values() rows."""
+    by_match: dict[int, dict[int, dict]] = defaultdict(dict)
+    for result in results:
+        by_match[result["match_id"]][result["line_id"]] = result
+    played = []
+    for match in matches:
+        lines = by_match.get(match["id"])
+        if match["outcome"] == Outcome.BYE or match["away_id"] is None or not lines:
+            continue
+        home = lines.get(match["home_id"])
+        away = lines.get(match["away_id"])
+        if home is None or away is None:
+            logger.warning("match %s has an incomplete result; left out", match["id"])
+            continue
+        played.append(
+            algo.PlayedMatch(
+                home=match["home_id"],
+                away=match["away_id"],
+                home_points=home["points"],
+                away_points=away["points"],
+                home_vp=home["vp"],
+                away_vp=away["vp"],
+                home_mp=home["mp"],
+                away_mp=away["mp"],
+                winner=match["winner_id"],
+                outcome=AlgoOutcome(match["outcome"] or "completed"),
+            )
+        )
+    return played
+
+
+def _tables_for(groups, tournament, ratings=None):
+    group_ids = [group.pk for group in groups]
+    members = defaultdict(list)
+    for member in (
+        GroupMember.objects.filter(group_id__in=group_ids)
+        .select_related("line")
+        .order_by("position")
+    ):
+        members[member.group_id].append(member)
+    matches = defaultdict(list)
+    for match in (
+        Match.objects.filter(group_id__in=group_ids, status=Match.Status.DONE)
+        .exclude(outcome=Outcome.BYE)
+        .values("id", "group_id", "home_id", "away_id", "winner_id", "outcome")
+    ):
+        matches[match["group_id"]].append(match)
+    results = defaultdict(list)
+    for result in MatchResult.objects.filter(match__group_id__in=group_ids).values(
+        "match_id", "match__group_id", "line_id", "points", "vp", "mp"
+    ):
+        results[result["match__group_id"]].append(result)
+
+    tiebreaks = [algo.TieBreak(tb) for tb in tournament.tiebreaks or []]
+    tables = []
+    for group in groups:
+        group_members = members[group.pk]
+        line_ids = [m.line_id for m in group_members]
+        lines = {m.line_id: m.line for m in group_members}
+        positions = {m.line_id: m.position for m in group_members}
+        played = _played_matches(matches[group.pk], results[group.pk])
+        ranked = algo.rank_group(
+            line_ids, played, tiebreaks, lots_seed=tournament.lots_seed, ratings=ratings
+        )
+        rows = [
+            StandingRow(
+                line=lines[row.line_id],
+                rank=row.rank,
+                played=row.played,
+                won=row.won,
+                drawn=row.drawn,
+                lost=row.lost,
+                vp=row.vp,
+                mp=row.mp,
+                points_scored=row.points_scored,
+                points_conceded=row.points_conceded,
+                tiebreaks=[(str(tb), row.tiebreak_values.get(tb)) for tb in tiebreaks],
+                shared_rank=row.shared_rank,
+                position=positions[row.line_id],
+            )
+            for row in ranked
+        ]
+        grid = algo.head_to_head_grid(line_ids, played)
+        tables.append(GroupTable(group, rows, grid, [str(tb) for tb in tiebreaks]))
+    return tables
+
+
+def _tournament_of(group):
+    """The group's tournament, reusing cached relations (no query when already loaded)."""
+    return group.stage.tournament
+
+
+def group_table(group, *, ratings=None) -> GroupTable:
+    """Standings and head-to-head grid of a group (pass it with ``stage__tournament`` loaded to
+    save a query)."""
+    return _tables_for([group], _tournament_of(group), ratings)[0]
+
+
+def group_standings(group, *, ratings=None) -> list[StandingRow]:
+    """The ranked rows of a group: VP, then the tournament's tie-breaks."""
+    return group_table(group, ratings=ratings).rows
+
+
+def stage_tables(stage, *, ratings=None) -> list[GroupTable]:
+    """Tables of every group of a stage, in four queries in all."""
+    groups = list(Group.objects.filter(stage=stage).order_by("order", "name"))
+    for group in groups:
+        group.stage = stage
+    return _tables_for(groups, stage.tournament, ratings)
+
+
+def stage_standings(stage, *, ratings=None) -> list[tuple[Group, list[StandingRow]]]:
+    """``[(group, rows)]`` for every group of a stage, in group order."""
+    return [(table.group, table.rows) for table in stage_tables(stage, ratings=ratings)]
