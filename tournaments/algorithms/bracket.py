@@ -133,7 +133,8 @@ def crossed_qualifiers(group_rankings: Sequence[Sequence[T]], per_group: int) ->
     that each first-round match (seed ``s`` against ``size + 1 - s``) pits a line against the
     partner group's line: groups pair up A↔B, C↔D, … (with an odd number of groups, A→B, B→C, …,
     last→A). With two qualifiers from 2, 4, 8 … groups this gives exactly A1 v B2, B1 v A2,
-    C1 v D2, D1 v C2 …, and the two qualifiers of a group land in opposite halves of the bracket.
+    C1 v D2, D1 v C2 …, and the two qualifiers of a group land in opposite halves of the bracket
+    (they can only meet in the final; not guaranteed for other shapes).
     With K qualifiers, the k-th of a group meets the partner group's (K+1-k)-th when the bracket is
     full. When the preferred opponent is already placed, any line from another group is taken,
     and a line of the same group only when nothing else is left. Byes (non-power-of-two counts)

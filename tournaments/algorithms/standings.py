@@ -4,6 +4,12 @@ Each tie-break only splits the lines that are still tied after VP and the earlie
 head-to-head is computed among exactly those lines. Lines still tied after every criterion share
 a rank. The drawing of lots is reproducible from the stored ``lots_seed``.
 
+Readings: ``strength`` (Sonneborn-Berger style) is the sum, over the line's wins, of the beaten
+opponent's VP total in this group (a line beaten twice counts twice; draws count nothing, the
+spec's "sum of beaten opponents' VP"). Forfeits, timeouts and abandons count as played matches
+with a winner; byes do not count at all (neither played nor VP). Head-to-head is the VP a line
+earned in its matches against the other still-tied lines.
+
 Cost: one pass over the matches, then one sort per criterion of each still-tied subset, i.e.
 O(matches + lines·log lines) per criterion.
 """
