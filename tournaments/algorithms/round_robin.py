@@ -53,15 +53,15 @@ def berger_rounds(n: int, *, double: bool = False) -> list[list[Pairing]]:
     if n < 2:
         raise ValueError(f"a round robin needs at least 2 lines, got {n}")
     size = n + 1 if n % 2 else n
-    first_cycle: list[list[Pairing]] = [
-        [
-            (home, None) if away == size else (away, None) if home == size else (home, away)
-            for home, away in round_
-        ]
-        if size != n
-        else list(round_)
-        for round_ in _berger_even(size)
-    ]
+
+    def with_bye(home: int, away: int) -> Pairing:
+        if away == size != n:
+            return (home, None)
+        if home == size != n:
+            return (away, None)
+        return (home, away)
+
+    first_cycle = [[with_bye(home, away) for home, away in round_] for round_ in _berger_even(size)]
     if not double:
         return first_cycle
     second_cycle = [
