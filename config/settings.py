@@ -146,6 +146,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Tournaments, matches, verified match records, standings and exports.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Adds the engine's scopa-match/1 record schema to the components.
+    "DEFAULT_GENERATOR_CLASS": "games.api.schema.RecordSchemaGenerator",
 }
 
 LOGGING = {

@@ -2,8 +2,19 @@
 
 from django.contrib import admin
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from games.api.schema import RecordSchemaGenerator
 
 urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("games.api.urls")),
+    path("api/v1/", include("tournaments.api.urls")),
+    path(
+        "api/schema/",
+        SpectacularAPIView.as_view(generator_class=RecordSchemaGenerator),
+        name="schema",
+    ),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]

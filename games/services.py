@@ -37,17 +37,18 @@ MAX_RECORD_BYTES = getattr(settings, "GAMES_MAX_RECORD_BYTES", 1024 * 1024)
 # Field beside the record naming its match (bulk import; optional on the API).
 MATCH_FIELD = "match"
 
-# Rule options of rules.md with their defaults, and which variants they act on. Used only to
-# compare a record's options with the tournament's when the engine does not say it itself.
-_OPTION_DEFAULTS = {
-    "rebello": (False, {"scopa", "scopa-d-assi"}),
-    "napola": (False, {"scopa", "scopa-d-assi"}),
-    "primiera_missing_suit": ("loses", {"scopa", "scopa-d-assi"}),
-    "void_three_kings": (True, {"scopa", "scopa-d-assi"}),
-    "forced_capture": (True, {"scopa-15"}),
-    "carte_viste": (False, None),
-    "carte_scoperte": (False, None),
+# Which rule options act on which variants (None: all). Options that only change how cards look
+# (deck_style) are not compared; an option of another variant has no effect and is not compared.
+_OPTION_VARIANTS = {
+    "rebello": {"scopa", "scopa-d-assi"},
+    "napola": {"scopa", "scopa-d-assi"},
+    "primiera_missing_suit": {"scopa", "scopa-d-assi"},
+    "void_three_kings": {"scopa", "scopa-d-assi"},
+    "forced_capture": {"scopa-15"},
+    "carte_viste": None,
+    "carte_scoperte": None,
 }
+_NOT_COMPARED = {"deck_style"}
 
 
 @dataclass(frozen=True)
@@ -131,15 +132,15 @@ def parse(document: dict):
 
 def effective_options(variant: str, options: dict | None) -> dict:
     """The options that act on ``variant``, defaults filled in, for comparing two rule sets."""
-    options = dict(options or {})
-    out = {}
-    for name, (default, variants) in _OPTION_DEFAULTS.items():
-        if variants is None or variant in variants:
-            out[name] = options.get(name, default)
-    for name, value in options.items():
-        if name not in _OPTION_DEFAULTS:
-            out[name] = value
-    return out
+    from games.engine.record import DEFAULT_OPTIONS
+
+    merged = {**DEFAULT_OPTIONS.get(variant, {}), **(options or {})}
+    return {
+        name: value
+        for name, value in merged.items()
+        if name not in _NOT_COMPARED
+        and (_OPTION_VARIANTS.get(name) is None or variant in _OPTION_VARIANTS[name])
+    }
 
 
 def check_record_fits(match: Match, document: dict) -> None:
@@ -383,7 +384,9 @@ def _store_verdict(match, submission, verdict):
     if standing is None:
         try:
             with transaction.atomic():
-                apply_verified_result(match, verdict, user=submission.submitter, source=submission)
+                apply_verified_result(
+                    match, verdict, user=submission.submitter, source=_source(submission)
+                )
         except ResultError as exc:
             submission.state = Submission.State.ERROR
             submission.error_reason = str(exc)
@@ -395,6 +398,11 @@ def _store_verdict(match, submission, verdict):
     submission.state = Submission.State.VERIFIED
     submission.error_reason = ""
     submission.save()
+
+
+def _source(submission):
+    """How the change log names the submission a result came from."""
+    return f"submission:{submission.pk} v{submission.version}"
 
 
 def mark_error(submission_id: int, reason: str) -> None:
@@ -431,7 +439,7 @@ def choose_standing(submission: Submission, *, user=None) -> None:
         Submission.objects.filter(match=match, is_standing=True).exclude(pk=submission.pk).update(
             is_standing=False
         )
-        apply_verified_result(match, submission.verdict, user=user, source=submission)
+        apply_verified_result(match, submission.verdict, user=user, source=_source(submission))
         submission.is_standing = True
         submission.needs_decision = False
         submission.save(update_fields=["is_standing", "needs_decision"])

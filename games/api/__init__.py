@@ -1,0 +1,1 @@
+"""REST API for match records: submit a record, follow its verification."""

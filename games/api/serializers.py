@@ -1,0 +1,64 @@
+"""How a submission looks through the API: its state, the verifier's verdict, the mismatches."""
+
+from django.urls import reverse
+from django.utils.translation import get_language
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from games.models import Submission
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    errors = serializers.SerializerMethodField()
+    declared_mismatches = serializers.SerializerMethodField()
+    submitter = serializers.CharField(source="submitter.username", default=None, read_only=True)
+
+    class Meta:
+        model = Submission
+        fields = [
+            "id",
+            "url",
+            "match",
+            "version",
+            "state",
+            "is_standing",
+            "needs_decision",
+            "has_mismatches",
+            "content_hash",
+            "submitter",
+            "source",
+            "submitted_at",
+            "verified_at",
+            "attempts",
+            "errors",
+            "declared_mismatches",
+            "error_reason",
+            "verdict",
+        ]
+        read_only_fields = fields
+
+    def get_url(self, obj) -> str:
+        path = reverse("submission-detail", kwargs={"pk": obj.pk})
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+    @extend_schema_field({"type": "array", "items": {"type": "object"}})
+    def get_errors(self, obj):
+        """The verifier's errors in the request's language (Italian or English)."""
+        verdict = obj.verdict or {}
+        if (get_language() or "it").startswith("en") and "errors_en" in verdict:
+            return verdict["errors_en"]
+        return verdict.get("errors") or []
+
+    @extend_schema_field({"type": "array", "items": {"type": "object"}})
+    def get_declared_mismatches(self, obj):
+        return obj.declared_mismatches
+
+
+class SubmissionDocumentSerializer(SubmissionSerializer):
+    """With the record as it was submitted."""
+
+    class Meta(SubmissionSerializer.Meta):
+        fields = [*SubmissionSerializer.Meta.fields, "document"]
+        read_only_fields = fields

@@ -1,0 +1,178 @@
+"""Submission endpoints: ``POST /api/v1/matches/{id}/records/`` and ``/api/v1/submissions/``.
+
+The view only authenticates, authorizes, caps the body size and hands the bytes to
+``games.services``; every refusal there is a SubmissionError with its own status and code.
+"""
+
+import logging
+
+from django.db.models import Q
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import permissions, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.generics import GenericAPIView
+from rest_framework.response import Response
+
+from games import services
+from games.api.filters import SubmissionFilter
+from games.api.schema import RECORD_REF
+from games.api.serializers import SubmissionDocumentSerializer, SubmissionSerializer
+from games.exceptions import RecordTooLarge
+from games.models import Submission
+from tournaments.api.errors import ApiErrorsMixin
+from tournaments.api.permissions import can_submit, is_organizer, visible_tournaments
+from tournaments.models import Match
+
+logger = logging.getLogger(__name__)
+
+ERROR_BODY = {
+    "type": "object",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "field": {"type": "string", "nullable": True},
+            },
+            "required": ["code", "message", "field"],
+        }
+    },
+}
+
+
+def submissions_for(user):
+    """Submissions ``user`` may see: their tournaments' (organizer/referee), their own, their
+    matches'."""
+    qs = Submission.objects.select_related("submitter", "match")
+    if not user.is_authenticated:
+        return qs.none()
+    if user.is_superuser:
+        return qs
+    return qs.filter(
+        Q(submitter=user)
+        | Q(match__round__stage__tournament__organizers=user)
+        | Q(match__round__stage__tournament__referees=user)
+        | Q(match__home__members__player__user=user)
+        | Q(match__away__members__player__user=user)
+    ).distinct()
+
+
+class MatchRecordsView(ApiErrorsMixin, GenericAPIView):
+    """Submit a match record; list the match's submitted versions."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    serializer_class = SubmissionSerializer
+    filterset_class = None
+
+    def get_queryset(self):
+        return submissions_for(self.request.user)
+
+    def _match(self, match_id):
+        match = (
+            Match.objects.select_related("round__stage__tournament", "home", "away")
+            .filter(pk=match_id)
+            .first()
+        )
+        if match is None:
+            raise NotFound(_("No such match."))
+        return match
+
+    @extend_schema(
+        operation_id="matches_records_create",
+        request={"application/json": RECORD_REF},
+        responses={
+            202: SubmissionSerializer,
+            200: OpenApiResponse(SubmissionSerializer, description="The same record again."),
+            400: OpenApiResponse(ERROR_BODY, description="Not JSON, or not a readable record."),
+            401: OpenApiResponse(ERROR_BODY),
+            403: OpenApiResponse(ERROR_BODY),
+            404: OpenApiResponse(ERROR_BODY),
+            409: OpenApiResponse(ERROR_BODY, description="The match has no two lines yet."),
+            413: OpenApiResponse(ERROR_BODY, description="Larger than the limit (1 MiB)."),
+            422: OpenApiResponse(
+                ERROR_BODY,
+                description="A readable record that cannot be this match's: seats, variant, "
+                "options, end, knock-out or players differ.",
+            ),
+        },
+        description=(
+            "Stores the record exactly as sent and answers 202 with the submission; a worker "
+            "verifies it. The same document again answers 200 with the same submission; a new "
+            "document makes a new version. Nothing is stored when the answer is 4xx."
+        ),
+    )
+    def post(self, request, match_id):
+        match = self._match(match_id)
+        user = request.user
+        if not can_submit(user, match):
+            if visible_tournaments(user).filter(pk=match.round.stage.tournament_id).exists():
+                raise PermissionDenied(
+                    _(
+                        "Only the tournament's organizers, referees and this match's players may "
+                        "submit its record."
+                    )
+                )
+            raise NotFound(_("No such match."))
+        length = request.META.get("CONTENT_LENGTH") or "0"
+        if length.isdigit() and int(length) > services.MAX_RECORD_BYTES:
+            raise RecordTooLarge(
+                _("The record is %(size)s bytes; the limit is %(limit)d bytes.")
+                % {"size": length, "limit": services.MAX_RECORD_BYTES}
+            )
+        document = services.decode_document(request.body)
+        result = services.submit_record(match, document, user=user)
+        data = SubmissionSerializer(result.submission, context={"request": request}).data
+        code = status.HTTP_202_ACCEPTED if result.created else status.HTTP_200_OK
+        return Response(data, status=code, headers={"Location": data["url"]})
+
+    @extend_schema(operation_id="matches_records_list", responses=SubmissionSerializer(many=True))
+    def get(self, request, match_id):
+        match = self._match(match_id)
+        queryset = self.get_queryset().filter(match=match).order_by("-version")
+        page = self.paginate_queryset(queryset)
+        data = SubmissionSerializer(page, many=True, context={"request": request}).data
+        return self.get_paginated_response(data)
+
+
+class SubmissionViewSet(ApiErrorsMixin, viewsets.ReadOnlyModelViewSet):
+    """Submitted records with their state and verdict; organizers rerun or choose versions."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    filterset_class = SubmissionFilter
+
+    def get_queryset(self):
+        return submissions_for(self.request.user).order_by("-id")
+
+    def get_serializer_class(self):
+        if self.action == "retrieve":
+            return SubmissionDocumentSerializer
+        return SubmissionSerializer
+
+    def _organizer_only(self, submission):
+        tournament = submission.match.round.stage.tournament
+        if not is_organizer(self.request.user, tournament):
+            raise PermissionDenied(_("Only the tournament's organizers may do this."))
+
+    @extend_schema(request=None, responses={202: SubmissionSerializer})
+    @action(detail=True, methods=["post"])
+    def rerun(self, request, pk=None):
+        """Verify the submission again (after an error, or an engine fix)."""
+        submission = self.get_object()
+        self._organizer_only(submission)
+        services.rerun_verification(submission)
+        submission.refresh_from_db()
+        data = SubmissionSerializer(submission, context={"request": request}).data
+        return Response(data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(request=None, responses={200: SubmissionSerializer})
+    @action(detail=True, methods=["post"])
+    def stand(self, request, pk=None):
+        """Make this verified version the match's result."""
+        submission = self.get_object()
+        self._organizer_only(submission)
+        services.choose_standing(submission, user=request.user)
+        submission.refresh_from_db()
+        return Response(SubmissionSerializer(submission, context={"request": request}).data)

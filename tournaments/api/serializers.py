@@ -1,0 +1,304 @@
+"""Serializers of the tournament API: what a platform reads, and the organizer's few writes."""
+
+import msgspec
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from django.utils.translation import gettext_lazy as _
+from rest_framework import serializers
+
+from tournaments.models import (
+    DealResult,
+    Entry,
+    Group,
+    Line,
+    LineMember,
+    Match,
+    MatchResult,
+    Player,
+    Round,
+    Stage,
+    Tournament,
+    VPTable,
+)
+
+
+class PlayerSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Player
+        fields = ["id", "name", "federation_id", "club", "city"]
+
+
+class LineMemberSerializer(serializers.ModelSerializer):
+    id = serializers.IntegerField(source="player.id", read_only=True)
+    name = serializers.CharField(source="player.name", read_only=True)
+
+    class Meta:
+        model = LineMember
+        fields = ["id", "name", "position"]
+
+
+class LineSerializer(serializers.ModelSerializer):
+    players = LineMemberSerializer(source="members", many=True, read_only=True)
+
+    class Meta:
+        model = Line
+        fields = ["id", "name", "players"]
+
+
+class NewPlayerSerializer(serializers.Serializer):
+    """A player named in a new line: an existing id, or a name (and federation id) to create."""
+
+    id = serializers.IntegerField(required=False)
+    name = serializers.CharField(max_length=120, required=False)
+    federation_id = serializers.CharField(max_length=40, required=False, allow_blank=True)
+    club = serializers.CharField(max_length=120, required=False, allow_blank=True)
+    city = serializers.CharField(max_length=80, required=False, allow_blank=True)
+
+    def validate(self, attrs):
+        if "id" not in attrs and not attrs.get("name"):
+            raise serializers.ValidationError(_("Give a player's id or name."))
+        if "id" in attrs and not Player.objects.filter(pk=attrs["id"]).exists():
+            raise serializers.ValidationError({"id": _("No such player.")})
+        return attrs
+
+
+class AddLineSerializer(serializers.Serializer):
+    """Register a line in a tournament: an existing line, or a new one from its players."""
+
+    line = serializers.IntegerField(required=False, help_text=_("An existing line's id."))
+    name = serializers.CharField(max_length=160, required=False)
+    players = NewPlayerSerializer(many=True, required=False)
+    seed = serializers.IntegerField(required=False, min_value=1, allow_null=True)
+
+    def validate(self, attrs):
+        tournament = self.context["tournament"]
+        if "line" in attrs:
+            if not Line.objects.filter(pk=attrs["line"]).exists():
+                raise serializers.ValidationError({"line": _("No such line.")})
+            if Entry.objects.filter(tournament=tournament, line_id=attrs["line"]).exists():
+                raise serializers.ValidationError({"line": _("This line is already registered.")})
+            return attrs
+        players = attrs.get("players") or []
+        if len(players) != tournament.seats_per_line:
+            raise serializers.ValidationError(
+                {
+                    "players": _("A line of this tournament has %(n)d players.")
+                    % {"n": tournament.seats_per_line}
+                }
+            )
+        return attrs
+
+    @transaction.atomic
+    def create(self, validated_data):
+        tournament = self.context["tournament"]
+        if "line" in validated_data:
+            line = Line.objects.get(pk=validated_data["line"])
+        else:
+            players = []
+            for data in validated_data["players"]:
+                if "id" in data:
+                    players.append(Player.objects.get(pk=data["id"]))
+                    continue
+                fed = data.get("federation_id") or ""
+                player = Player.objects.filter(federation_id=fed).first() if fed else None
+                if player is None:
+                    player = Player.objects.create(
+                        name=data["name"],
+                        federation_id=fed,
+                        club=data.get("club", ""),
+                        city=data.get("city", ""),
+                    )
+                players.append(player)
+            if len({p.pk for p in players}) != len(players):
+                raise serializers.ValidationError({"players": _("A player appears twice.")})
+            name = validated_data.get("name") or " / ".join(p.name for p in players)
+            line = Line.objects.create(name=name)
+            LineMember.objects.bulk_create(
+                LineMember(line=line, player=p, position=i) for i, p in enumerate(players)
+            )
+        return Entry.objects.create(
+            tournament=tournament, line=line, seed=validated_data.get("seed")
+        )
+
+
+class EntrySerializer(serializers.ModelSerializer):
+    line = LineSerializer(read_only=True)
+
+    class Meta:
+        model = Entry
+        fields = ["id", "tournament", "line", "seed", "withdrawn"]
+
+
+class TournamentSerializer(serializers.ModelSerializer):
+    vp_table = serializers.SlugRelatedField(slug_field="slug", queryset=VPTable.objects.all())
+    seats = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Tournament
+        fields = [
+            "id",
+            "slug",
+            "name",
+            "start_date",
+            "end_date",
+            "venue",
+            "status",
+            "is_public",
+            "variant",
+            "options",
+            "deck_style",
+            "seats_per_line",
+            "seats",
+            "end_rule",
+            "end_value",
+            "time_limit_s",
+            "vp_table",
+            "tiebreaks",
+        ]
+        read_only_fields = ["status"]
+
+    def validate_options(self, value):
+        from games.engine.record import OptionsInput
+
+        if not isinstance(value, dict):
+            raise serializers.ValidationError(_("Options must be an object."))
+        try:
+            msgspec.convert(value, OptionsInput)
+        except msgspec.ValidationError as exc:
+            raise serializers.ValidationError(str(exc)) from exc
+        return value
+
+    def validate_tiebreaks(self, value):
+        if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+            raise serializers.ValidationError(_("Tie-breaks must be a list of names."))
+        return value
+
+    def validate(self, attrs):
+        instance = Tournament(**{k: v for k, v in attrs.items()})
+        try:
+            instance.clean()
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.message_dict) from exc
+        return attrs
+
+
+class GroupSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Group
+        fields = ["id", "stage", "name", "order"]
+
+
+class StageSerializer(serializers.ModelSerializer):
+    groups = GroupSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Stage
+        fields = [
+            "id",
+            "tournament",
+            "order",
+            "name",
+            "kind",
+            "status",
+            "double_round_robin",
+            "third_place_match",
+            "groups",
+        ]
+        read_only_fields = ["status"]
+
+
+class GenerateSerializer(serializers.Serializer):
+    """Generate a stage: groups and round-robin rounds, or a knock-out bracket."""
+
+    groups = serializers.IntegerField(
+        required=False, min_value=1, help_text=_("Round robin: make this many groups first.")
+    )
+    seeds = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text=_("Knock-out: line ids, seed 1 first (default: the tournament's seeds)."),
+    )
+    replace = serializers.BooleanField(default=False)
+
+
+class RoundSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Round
+        fields = ["id", "stage", "number", "name", "starts_at"]
+
+
+class DealResultSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = DealResult
+        fields = ["number", "line", "points", "breakdown", "is_tiebreak", "is_penalty"]
+
+
+class MatchResultSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = MatchResult
+        fields = ["line", "points", "mp", "vp", "won", "drawn"]
+
+
+class LineRefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Line
+        fields = ["id", "name"]
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    home = LineRefSerializer(read_only=True)
+    away = LineRefSerializer(read_only=True)
+    tournament = serializers.IntegerField(source="round.stage.tournament_id", read_only=True)
+    stage = serializers.IntegerField(source="round.stage_id", read_only=True)
+    results = MatchResultSerializer(many=True, read_only=True)
+    deals = DealResultSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "tournament",
+            "stage",
+            "round",
+            "group",
+            "table_number",
+            "home",
+            "away",
+            "status",
+            "outcome",
+            "offender",
+            "winner",
+            "next_match",
+            "next_slot",
+            "is_third_place",
+            "results",
+            "deals",
+            "updated_at",
+        ]
+
+
+class StandingRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    shared_rank = serializers.BooleanField()
+    line = LineRefSerializer()
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    drawn = serializers.IntegerField()
+    lost = serializers.IntegerField()
+    vp = serializers.IntegerField()
+    mp = serializers.IntegerField()
+    points_scored = serializers.IntegerField()
+    points_conceded = serializers.IntegerField()
+    tiebreaks = serializers.SerializerMethodField()
+
+    def get_tiebreaks(self, row) -> dict:
+        return {str(name): _jsonable(value) for name, value in row.tiebreaks}
+
+
+def _jsonable(value):
+    if isinstance(value, int | float | str | bool) or value is None:
+        return value
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return str(value)

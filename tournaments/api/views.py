@@ -1,0 +1,227 @@
+"""Tournament API views: reads follow the tournament's visibility; writes call the services."""
+
+import logging
+
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.response import Response
+
+from tournaments.api import filters, serializers
+from tournaments.api.errors import ApiErrorsMixin
+from tournaments.api.permissions import (
+    can_create_tournament,
+    is_organizer,
+    visible_tournaments,
+)
+from tournaments.models import Entry, Group, Line, Match, Player, Round, Stage
+from tournaments.services import schedule, standings
+
+logger = logging.getLogger(__name__)
+
+
+class ReadOnlyViewSet(ApiErrorsMixin, viewsets.ReadOnlyModelViewSet):
+    pass
+
+
+class TournamentViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Tournaments; a private one is seen only by its organizers and referees."""
+
+    serializer_class = serializers.TournamentSerializer
+    filterset_class = filters.TournamentFilter
+
+    def get_queryset(self):
+        return visible_tournaments(self.request.user).select_related("vp_table").order_by("-id")
+
+    def perform_create(self, serializer):
+        if not can_create_tournament(self.request.user):
+            raise PermissionDenied(_("You may not create tournaments."))
+        with transaction.atomic():
+            tournament = serializer.save()
+            tournament.organizers.add(self.request.user)
+        logger.info("tournament %s created through the API", tournament.pk)
+
+    @extend_schema(
+        request=serializers.AddLineSerializer,
+        responses={200: serializers.EntrySerializer(many=True), 201: serializers.EntrySerializer},
+    )
+    @action(detail=True, methods=["get", "post"])
+    def lines(self, request, pk=None):
+        """The lines registered in the tournament; an organizer POSTs to add one."""
+        tournament = self.get_object()
+        if request.method == "GET":
+            entries = tournament.entries.select_related("line").prefetch_related(
+                "line__members__player"
+            )
+            page = self.paginate_queryset(entries)
+            data = serializers.EntrySerializer(page, many=True).data
+            return self.get_paginated_response(data)
+        if not is_organizer(request.user, tournament):
+            raise PermissionDenied(_("Only the tournament's organizers may add lines."))
+        serializer = serializers.AddLineSerializer(
+            data=request.data, context={"tournament": tournament, "request": request}
+        )
+        serializer.is_valid(raise_exception=True)
+        entry = serializer.save()
+        return Response(serializers.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
+
+
+class StageViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    serializer_class = serializers.StageSerializer
+    filterset_class = filters.StageFilter
+
+    def get_queryset(self):
+        return (
+            Stage.objects.filter(tournament__in=visible_tournaments(self.request.user))
+            .prefetch_related("groups")
+            .order_by("tournament_id", "order")
+        )
+
+    def perform_create(self, serializer):
+        tournament = serializer.validated_data["tournament"]
+        if not visible_tournaments(self.request.user).filter(pk=tournament.pk).exists():
+            raise NotFound()
+        if not is_organizer(self.request.user, tournament):
+            raise PermissionDenied(_("Only the tournament's organizers may add stages."))
+        serializer.save()
+
+    @extend_schema(
+        request=serializers.GenerateSerializer,
+        responses={201: serializers.RoundSerializer(many=True)},
+    )
+    @action(detail=True, methods=["post"])
+    def generate(self, request, pk=None):
+        """Generate the stage: groups then Berger rounds, or the knock-out bracket."""
+        stage = self.get_object()
+        if not is_organizer(request.user, stage.tournament):
+            raise PermissionDenied(_("Only the tournament's organizers may generate rounds."))
+        params = serializers.GenerateSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        replace = params.validated_data["replace"]
+        with transaction.atomic():
+            if stage.kind == Stage.Kind.ROUND_ROBIN:
+                if params.validated_data.get("groups"):
+                    schedule.create_groups(
+                        stage, params.validated_data["groups"], user=request.user, replace=replace
+                    )
+                rounds = schedule.generate_round_robin(stage, user=request.user, replace=replace)
+            else:
+                seeds = self._seeds(stage, params.validated_data.get("seeds"))
+                rounds = schedule.generate_knockout(
+                    stage, seeds, user=request.user, replace=replace
+                )
+        data = serializers.RoundSerializer(rounds, many=True).data
+        return Response(data, status=status.HTTP_201_CREATED)
+
+    @staticmethod
+    def _seeds(stage, ids):
+        if not ids:
+            return schedule.seeded_lines(stage.tournament)
+        lines = Line.objects.in_bulk(ids)
+        entered = set(
+            Entry.objects.filter(tournament=stage.tournament, line_id__in=ids).values_list(
+                "line_id", flat=True
+            )
+        )
+        missing = [i for i in ids if i not in lines or i not in entered]
+        if missing:
+            from rest_framework.exceptions import ValidationError
+
+            raise ValidationError(
+                {"seeds": _("Not lines of this tournament: %(ids)s") % {"ids": missing}}
+            )
+        return [lines[i] for i in ids]
+
+    @extend_schema(responses=serializers.StandingRowSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def standings(self, request, pk=None):
+        """Standings of every group of the stage."""
+        stage = self.get_object()
+        data = [
+            {
+                "group": {"id": group.pk, "name": group.name},
+                "rows": serializers.StandingRowSerializer(rows, many=True).data,
+            }
+            for group, rows in standings.stage_standings(stage)
+        ]
+        return Response(data)
+
+
+class GroupViewSet(ReadOnlyViewSet):
+    serializer_class = serializers.GroupSerializer
+    filterset_fields = ["stage"]
+
+    def get_queryset(self):
+        return Group.objects.filter(
+            stage__tournament__in=visible_tournaments(self.request.user)
+        ).order_by("stage_id", "order", "name")
+
+    @extend_schema(responses=serializers.StandingRowSerializer(many=True))
+    @action(detail=True, methods=["get"])
+    def standings(self, request, pk=None):
+        """The group's standings: VP, then the tournament's tie-breaks."""
+        group = self.get_object()
+        rows = standings.group_standings(group)
+        return Response(serializers.StandingRowSerializer(rows, many=True).data)
+
+
+class RoundViewSet(ReadOnlyViewSet):
+    serializer_class = serializers.RoundSerializer
+    filterset_class = filters.RoundFilter
+
+    def get_queryset(self):
+        return Round.objects.filter(
+            stage__tournament__in=visible_tournaments(self.request.user)
+        ).order_by("stage_id", "number")
+
+
+class MatchViewSet(ReadOnlyViewSet):
+    """Matches with their deal results and per-line results (points, MP, VP)."""
+
+    serializer_class = serializers.MatchSerializer
+    filterset_class = filters.MatchFilter
+
+    def get_queryset(self):
+        return (
+            Match.objects.filter(
+                round__stage__tournament__in=visible_tournaments(self.request.user)
+            )
+            .select_related("round__stage", "home", "away")
+            .prefetch_related("results", "deals")
+            .order_by("round_id", "table_number", "id")
+        )
+
+
+class LineViewSet(ReadOnlyViewSet):
+    serializer_class = serializers.LineSerializer
+    filterset_class = filters.LineFilter
+
+    def get_queryset(self):
+        visible = visible_tournaments(self.request.user)
+        return (
+            Line.objects.filter(entries__tournament__in=visible)
+            .distinct()
+            .prefetch_related("members__player")
+            .order_by("name", "id")
+        )
+
+
+class PlayerViewSet(ReadOnlyViewSet):
+    serializer_class = serializers.PlayerSerializer
+    filterset_class = filters.PlayerFilter
+
+    def get_queryset(self):
+        visible = visible_tournaments(self.request.user)
+        return (
+            Player.objects.filter(lines__entries__tournament__in=visible)
+            .distinct()
+            .order_by("name", "id")
+        )
+
+
+def tournament_or_404(user, pk):
+    return get_object_or_404(visible_tournaments(user), pk=pk)
