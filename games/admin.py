@@ -1,0 +1,206 @@
+"""Organizer admin for submitted records: the verification queue and its two actions.
+
+The list is the queue (state, version, mismatches, whether the organizer must choose between
+disagreeing versions); a submission's page shows the verdict and the referee's sentence. Actions:
+rerun verification, and make a verified version the match's result.
+"""
+
+import json
+import logging
+
+from django.contrib import admin, messages
+from django.db.models import Q
+from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from games import services
+from games.exceptions import SubmissionError
+from games.models import Submission
+from tournaments.exceptions import TournamentError
+
+logger = logging.getLogger(__name__)
+
+
+def _organizes(user, submission):
+    if user.is_superuser:
+        return True
+    return submission.match.round.stage.tournament.organizers.filter(pk=user.pk).exists()
+
+
+class MismatchFilter(admin.SimpleListFilter):
+    title = _("needs attention")
+    parameter_name = "attention"
+
+    def lookups(self, request, model_admin):
+        return [
+            ("decision", _("Versions disagree")),
+            ("mismatch", _("Declared points differ")),
+            ("error", _("Errors")),
+        ]
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value == "decision":
+            return queryset.filter(needs_decision=True)
+        if value == "mismatch":
+            return queryset.filter(has_mismatches=True)
+        if value == "error":
+            return queryset.filter(state=Submission.State.ERROR)
+        return queryset
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "match",
+        "tournament",
+        "version",
+        "state",
+        "is_standing",
+        "needs_decision",
+        "has_mismatches",
+        "first_error",
+        "submitter",
+        "source",
+        "submitted_at",
+        "attempts",
+    ]
+    list_filter = [
+        "state",
+        MismatchFilter,
+        "is_standing",
+        "source",
+        "match__round__stage__tournament",
+    ]
+    list_select_related = [
+        "match__round__stage__tournament",
+        "match__home",
+        "match__away",
+        "submitter",
+    ]
+    search_fields = ["=id", "=match__id", "content_hash", "submitter__username"]
+    date_hierarchy = "submitted_at"
+    ordering = ["-submitted_at", "-id"]
+    actions = ["rerun", "make_standing"]
+    readonly_fields = [
+        "match",
+        "version",
+        "state",
+        "is_standing",
+        "needs_decision",
+        "has_mismatches",
+        "content_hash",
+        "submitter",
+        "source",
+        "submitted_at",
+        "enqueued_at",
+        "verified_at",
+        "attempts",
+        "error_reason",
+        "verdict_summary",
+        "mismatches",
+        "pretty_verdict",
+        "pretty_document",
+    ]
+    fields = readonly_fields
+
+    def get_queryset(self, request):
+        qs = super().get_queryset(request)
+        if request.user.is_superuser:
+            return qs
+        return qs.filter(
+            Q(match__round__stage__tournament__organizers=request.user)
+            | Q(match__round__stage__tournament__referees=request.user)
+        ).distinct()
+
+    def has_add_permission(self, request):
+        return False  # records arrive through the API or the import
+
+    def has_change_permission(self, request, obj=None):
+        return False if obj is not None else super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return False  # nothing submitted is ever lost
+
+    @admin.display(description=_("tournament"))
+    def tournament(self, obj):
+        return obj.match.round.stage.tournament
+
+    @admin.display(description=_("first error"))
+    def first_error(self, obj):
+        if obj.state == Submission.State.ERROR:
+            return obj.error_reason[:120]
+        errors = obj.errors
+        return errors[0].get("message", "")[:160] if errors else ""
+
+    @admin.display(description=_("verdict"))
+    def verdict_summary(self, obj):
+        verdict = obj.verdict or {}
+        if not verdict:
+            return "—"
+        return format_html(
+            "{}: {} · {}: {} · {}: {}",
+            _("valid"),
+            verdict.get("valid"),
+            _("totals"),
+            verdict.get("totals"),
+            _("winner (side)"),
+            verdict.get("winner"),
+        )
+
+    @admin.display(description=_("declared vs verified"))
+    def mismatches(self, obj):
+        return (
+            json.dumps(obj.declared_mismatches, ensure_ascii=False) if obj.has_mismatches else "—"
+        )
+
+    @admin.display(description=_("verdict (JSON)"))
+    def pretty_verdict(self, obj):
+        return format_html("<pre>{}</pre>", json.dumps(obj.verdict, indent=2, ensure_ascii=False))
+
+    @admin.display(description=_("record as submitted"))
+    def pretty_document(self, obj):
+        text = json.dumps(obj.document, indent=1, ensure_ascii=False)
+        return format_html('<pre style="max-height:30em;overflow:auto">{}</pre>', text)
+
+    @admin.action(description=_("Verify again"))
+    def rerun(self, request, queryset):
+        done = 0
+        for submission in queryset.select_related("match__round__stage__tournament"):
+            if not _organizes(request.user, submission):
+                continue
+            services.rerun_verification(submission)
+            done += 1
+        self.message_user(
+            request,
+            ngettext(
+                "%(n)d submission sent back to verification.",
+                "%(n)d submissions sent back to verification.",
+                done,
+            )
+            % {"n": done},
+        )
+
+    @admin.action(description=_("Make this version the match's result"))
+    def make_standing(self, request, queryset):
+        if queryset.count() != 1:
+            self.message_user(request, _("Choose exactly one version."), messages.ERROR)
+            return
+        submission = queryset.select_related("match__round__stage__tournament").get()
+        if not _organizes(request.user, submission):
+            self.message_user(
+                request, _("Only the tournament's organizers may do this."), messages.ERROR
+            )
+            return
+        try:
+            services.choose_standing(submission, user=request.user)
+        except (SubmissionError, TournamentError) as exc:
+            self.message_user(request, str(exc), messages.ERROR)
+            return
+        self.message_user(
+            request,
+            _("Version %(version)d is now the result of %(match)s.")
+            % {"version": submission.version, "match": submission.match},
+        )
