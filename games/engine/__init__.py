@@ -1,0 +1,62 @@
+"""Scopa rules engine and match-record verifier (pure Python, no Django).
+
+Public API: parse_record, verify, verify_document, legal_moves, replay_timeline, simulate_match,
+and the rule data VARIANTS, DEFAULT_OPTIONS, DECK_STYLES, Options.
+"""
+
+from .cards import CARD_CODES, CARD_INDEX, DECK_STYLES, card_code, card_name
+from .errors import EngineError, PlayError, RecordError
+from .presets import PRESETS
+from .record import (
+    DEFAULT_OPTIONS,
+    SCHEMA_ID,
+    VARIANTS,
+    MatchRecord,
+    Options,
+    parse_record,
+    record_json_schema,
+    sides_for,
+)
+from .rules import Move, Rules, legal_takes, rules_for
+from .simulate import POLICIES, simulate_match
+from .state import DealState
+from .timeline import replay_timeline
+from .verify import Verdict, verify, verify_document
+
+
+def legal_moves(state: DealState) -> list[Move]:
+    """Every legal play (card and set of taken cards) for the seat to move in `state`."""
+    return state.legal_moves()
+
+
+__all__ = [
+    "CARD_CODES",
+    "CARD_INDEX",
+    "DECK_STYLES",
+    "DEFAULT_OPTIONS",
+    "POLICIES",
+    "PRESETS",
+    "SCHEMA_ID",
+    "VARIANTS",
+    "DealState",
+    "EngineError",
+    "MatchRecord",
+    "Move",
+    "Options",
+    "PlayError",
+    "RecordError",
+    "Rules",
+    "Verdict",
+    "card_code",
+    "card_name",
+    "legal_moves",
+    "legal_takes",
+    "parse_record",
+    "record_json_schema",
+    "replay_timeline",
+    "rules_for",
+    "sides_for",
+    "simulate_match",
+    "verify",
+    "verify_document",
+]

@@ -1,0 +1,101 @@
+"""Clock checks: per-move time, a BankTime shared by a line for the whole match, a total per line.
+
+A play's thinking time runs from the previous play of the same deal (or the deal's `start_ms`)
+to its own `t_ms`; time between deals is not counted. A play that arrives after the move time
+and the whole remaining BankTime, or past the line's total, shows a timeout nobody declared. A
+declared timeout is confirmed when the outcome's `t_ms` is past the offender's remaining time.
+"""
+
+from .errors import PlayError
+from .state import PLAYS_PER_DEAL
+
+
+def check_clock(record, side_count: int):
+    """(findings for the verdict, errors). Findings are None when the record has no clock data."""
+    clock = record.clock
+    if clock is None:
+        return None, []
+    seat_count = len(record.seats)
+    move_ms = clock.move_s * 1000
+    bank_left = [clock.bank_s * 1000] * side_count
+    total_ms = None if not isinstance(clock.total_s, int | float) else clock.total_s * 1000
+    used = [0] * side_count
+    checkable = True
+    late = None
+    errors = []
+    last_ref = None
+    last_deal_open = False
+    for d, deal in enumerate(record.deals):
+        if deal.void:
+            continue
+        prev = deal.start_ms
+        seat = (deal.dealer + 1) % seat_count
+        for p, play in enumerate(deal.plays):
+            if play.t_ms is None or prev is None or play.t_ms < prev:
+                checkable = False
+            else:
+                think = play.t_ms - prev
+                side = seat % side_count
+                used[side] += think
+                if think > move_ms:
+                    bank_left[side] -= think - move_ms
+                if late is None:
+                    if bank_left[side] < 0:
+                        late = {"deal": d, "play": p, "seat": seat, "side": side, "kind": "bank"}
+                    elif total_ms is not None and used[side] > total_ms:
+                        late = {"deal": d, "play": p, "seat": seat, "side": side, "kind": "total"}
+            prev = play.t_ms
+            seat = (seat + 1) % seat_count
+        last_ref = prev
+        last_deal_open = len(deal.plays) < PLAYS_PER_DEAL
+    outcome = record.outcome
+    declared = None
+    if late is not None:
+        kinds = {
+            "bank": ("BankTime esaurito", "BankTime spent"),
+            "total": ("tempo totale", "total time"),
+        }
+        kind_it, kind_en = kinds[late["kind"]]
+        errors.append(
+            PlayError(
+                "undeclared_timeout",
+                late["deal"],
+                late["play"],
+                seat=late["seat"],
+                kind_it=kind_it,
+                kind_en=kind_en,
+            )
+        )
+    if outcome.kind == "timeout":
+        side = outcome.seat % side_count
+        out_t = outcome.t_ms if isinstance(outcome.t_ms, int) else None
+        if late is not None:
+            declared = "preceded_by_undeclared"
+        elif out_t is None or last_ref is None or not last_deal_open or not checkable:
+            declared = "not_checkable"
+        else:
+            elapsed = out_t - last_ref
+            over_bank = elapsed - move_ms >= bank_left[side]
+            over_total = total_ms is not None and used[side] + elapsed >= total_ms
+            declared = "confirmed" if (over_bank or over_total) else "not_confirmed"
+            if declared == "not_confirmed":
+                last = len(record.deals) - 1
+                errors.append(
+                    PlayError(
+                        "timeout_not_confirmed",
+                        last,
+                        len(record.deals[last].plays),
+                        seat=outcome.seat,
+                    )
+                )
+    findings = {
+        "move_s": clock.move_s,
+        "bank_s": clock.bank_s,
+        "total_s": total_ms / 1000 if total_ms is not None else None,
+        "checked": checkable,
+        "timeouts": [late] if late else [],
+        "declared_timeout": declared,
+        "bank_left_ms": [max(0, b) for b in bank_left],
+        "used_ms": used,
+    }
+    return findings, errors

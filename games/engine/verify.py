@@ -1,0 +1,383 @@
+"""Replaying a whole match as a referee would: every play, every deal's points, the match end.
+
+`verify` stops at the first illegality (a later play of an illegal match proves nothing) and
+reports it with its position, a stable code and the sentence in Italian and English.
+"""
+
+import logging
+
+from msgspec import UNSET
+
+from .clock import check_clock
+from .errors import LANGS, PlayError, RecordError
+from .record import MatchRecord, parse_record, sides_for
+from .rules import check_take, rules_for
+from .scoring import interrupted_deal, score_deal
+from .state import PLAYS_PER_DEAL, DealState
+
+logger = logging.getLogger(__name__)
+
+TIEBREAK_DEALS = 3
+
+
+class Verdict:
+    """What the verifier answers about one record; `as_dict` is the CLI's JSON line."""
+
+    def __init__(self, **fields):
+        self.valid = fields["valid"]
+        self.errors = fields["errors"]
+        self.deals = fields["deals"]
+        self.totals = fields["totals"]
+        self.winner = fields["winner"]
+        self.margin = fields["margin"]
+        self.declared_mismatches = fields["declared_mismatches"]
+        self.outcome = fields["outcome"]
+        self.sides = fields["sides"]
+        self.seats = fields["seats"]
+        self.end = fields["end"]
+        self.penalty = fields["penalty"]
+        self.clock = fields["clock"]
+        self.lang = fields.get("lang", "it")
+
+    def as_dict(self, lang: str | None = None) -> dict:
+        lang = lang or self.lang
+        result = {
+            "valid": self.valid,
+            "errors": [e.as_dict(lang) for e in self.errors],
+            "deals": self.deals,
+            "totals": self.totals,
+            "winner": self.winner,
+            "margin": self.margin,
+            "declared_mismatches": self.declared_mismatches,
+            "outcome": self.outcome,
+            "sides": self.sides,
+            "seats": self.seats,
+            "end": self.end,
+        }
+        if self.penalty is not None:
+            result["penalty"] = self.penalty
+        if self.clock is not None:
+            result["clock"] = self.clock
+        return result
+
+
+def replay_deal(rules, deal, d: int, seat_count: int, side_count: int):
+    """Replay one recorded deal: (state, first PlayError or None). Missing plays are the caller's."""
+    state = DealState(rules, seat_count, side_count, deal.dealer, deal.deck)
+    if deal.void:
+        if not state.void:
+            return state, PlayError("not_void", d, None, kings=state.table_kings)
+        if deal.plays:
+            return state, PlayError("void_with_plays", d, 0)
+        return state, None
+    if state.void:
+        return state, PlayError("must_be_void", d, None, kings=state.table_kings)
+    hands = state.hands
+    apply = state.apply
+    for p, play in enumerate(deal.plays):
+        if state.played >= PLAYS_PER_DEAL:
+            return state, PlayError("extra_plays", d, p)
+        seat = state.to_move
+        if play.seat is not None and play.seat != seat:
+            return state, PlayError("wrong_seat", d, p, expected=seat, got=play.seat)
+        card = play.card
+        if card not in hands[seat]:
+            return state, PlayError("card_not_in_hand", d, p, card=card, seat=seat)
+        problem = check_take(rules, card, state.table, play.take)
+        if problem is not None:
+            return state, PlayError(problem[0], d, p, **problem[1])
+        apply(card, play.take)
+    return state, None
+
+
+class MatchProgress:
+    """Running state of the match end rules between deals."""
+
+    def __init__(self, end, time_up, knockout: bool, side_count: int):
+        self.target = None if end.target is UNSET else end.target
+        self.deal_limit = None if end.deals is UNSET else end.deals
+        self.time_up = None if time_up is UNSET else time_up
+        self.knockout = knockout
+        self.side_count = side_count
+        self.totals = [0] * side_count
+        self.phase = "regular"
+        self.regular_deals = 0
+        self.tiebreaks = 0
+        self.contenders = None
+        self.over = False
+        self.winner = None
+        self.reason = None
+        self.end_deal = None
+
+    def _finish(self, d: int, winner, reason: str) -> None:
+        self.over, self.winner, self.reason, self.end_deal = True, winner, reason, d
+
+    def leaders(self) -> list:
+        best = max(self.totals)
+        return [s for s, t in enumerate(self.totals) if t == best]
+
+    def after_deal(self, d: int, state: DealState, points: list, fifteen: bool) -> None:
+        if fifteen:
+            without = [s for s in range(self.side_count) if state.capture_count[s] == 0]
+            if without:
+                capturers = [s for s in range(self.side_count) if s not in without]
+                winner = None
+                if capturers:
+                    best = max(self.totals[s] for s in capturers)
+                    top = [s for s in capturers if self.totals[s] == best]
+                    winner = top[0] if len(top) == 1 else None
+                self._finish(d, winner, "no_capture")
+                return
+        if self.phase == "tiebreak":
+            self.tiebreaks += 1
+            best = max(points[s] for s in self.contenders)
+            top = [s for s in self.contenders if points[s] == best]
+            if len(top) == 1:
+                self._finish(d, top[0], "tiebreak")
+                return
+            self.contenders = top
+            if self.tiebreaks >= TIEBREAK_DEALS:
+                self._finish(d, last_capture_survivor(state, top), "tiebreak_last_capture")
+            return
+        self.regular_deals += 1
+        leaders = self.leaders()
+        single = leaders[0] if len(leaders) == 1 else None
+        if self.target is not None and single is not None and self.totals[single] >= self.target:
+            self._finish(d, single, "target")
+            return
+        if self.time_up is not None and d >= self.time_up:
+            if single is not None:
+                self._finish(d, single, "time_limit")
+            return
+        if self.deal_limit is not None and self.regular_deals >= self.deal_limit:
+            if single is not None:
+                self._finish(d, single, "deals")
+            elif self.knockout:
+                self.phase = "tiebreak"
+                self.contenders = leaders
+            else:
+                self._finish(d, None, "draw")
+
+    def reasons(self) -> tuple[str, str]:
+        """Why the match is (not) over, for missing/extra deal messages."""
+        if self.over:
+            if self.winner is None:
+                return (
+                    f"pareggio alla smazzata {self.end_deal}",
+                    f"drawn at deal {self.end_deal}",
+                )
+            return (
+                f"vinta dalla squadra {self.winner} alla smazzata {self.end_deal}",
+                f"won by side {self.winner} at deal {self.end_deal}",
+            )
+        if self.phase == "tiebreak":
+            return (
+                f"spareggio {self.tiebreaks + 1} da giocare",
+                f"tie-break deal {self.tiebreaks + 1} to play",
+            )
+        if self.target is not None:
+            return (
+                f"nessuna squadra è in testa da sola con almeno {self.target} punti",
+                f"no side leads alone with at least {self.target} points",
+            )
+        return (
+            f"{self.regular_deals} smazzate giocate su {self.deal_limit}",
+            f"{self.regular_deals} of {self.deal_limit} deals played",
+        )
+
+
+def last_capture_survivor(state: DealState, contenders: list):
+    """Third tie-break still tied: drop the contender whose latest capture came last, until one
+    remains (a side that never captured counts as earliest)."""
+    order = sorted(
+        contenders,
+        key=lambda s: -2 if state.last_capture_at[s] is None else state.last_capture_at[s],
+    )
+    first = order[0]
+    key = state.last_capture_at[first]
+    if len(order) > 1 and state.last_capture_at[order[1]] == key:
+        return None
+    return first
+
+
+def _margin(totals: list, winner) -> int:
+    if winner is None:
+        return 0
+    others = [t for s, t in enumerate(totals) if s != winner]
+    return max(0, totals[winner] - max(others)) if others else 0
+
+
+def verify(record: MatchRecord, lang: str = "it") -> Verdict:
+    """Replay `record` and score it; never raises on a parsed record's content."""
+    rules = rules_for(record.variant, record.options)
+    seat_count = len(record.seats)
+    side_count = sides_for(seat_count)
+    outcome = record.outcome
+    interrupted = outcome.kind in ("timeout", "abandon")
+    offender_seat = outcome.seat if interrupted else None
+    offender_side = None if offender_seat is None else offender_seat % side_count
+    match = MatchProgress(record.end, outcome.time_up_in_deal, record.knockout, side_count)
+    totals = match.totals
+    entries = []
+    errors = []
+    mismatches = []
+    penalty = None
+    expected_dealer = None
+    deals = record.deals
+    last = len(deals) - 1
+    interrupted_open = False
+    for d, deal in enumerate(deals):
+        if match.over:
+            reason_it, reason_en = match.reasons()
+            errors.append(
+                PlayError("extra_deals", d, None, reason_it=reason_it, reason_en=reason_en)
+            )
+            break
+        if expected_dealer is not None and deal.dealer != expected_dealer:
+            errors.append(
+                PlayError("wrong_dealer", d, None, expected=expected_dealer, got=deal.dealer)
+            )
+            break
+        state, error = replay_deal(rules, deal, d, seat_count, side_count)
+        if error is not None:
+            errors.append(error)
+            break
+        tiebreak = match.phase == "tiebreak"
+        if deal.void:
+            expected_dealer = deal.dealer
+            zero = [0] * side_count
+            entries.append(
+                {"points": zero, "breakdown": [{} for _ in zero], "tiebreak": False, "void": True}
+            )
+            if deal.declared is not None and deal.declared != zero:
+                mismatches.append({"deal": d, "declared": deal.declared, "verified": zero})
+            continue
+        expected_dealer = (deal.dealer + 1) % seat_count
+        if not state.finished:
+            if not (interrupted and d == last):
+                errors.append(PlayError("missing_plays", d, state.played, seat=state.to_move))
+                break
+            if outcome.kind == "timeout" and offender_seat != state.to_move:
+                errors.append(
+                    PlayError(
+                        "timeout_not_on_turn",
+                        d,
+                        state.played,
+                        seat=offender_seat,
+                        expected=state.to_move,
+                    )
+                )
+                break
+            points, breakdown, unsecured, lost = interrupted_deal(
+                rules, state.captured, state.scope, state.loose_mask(), offender_side
+            )
+            interrupted_open = True
+            penalty = {"deal": d, "unsecured": unsecured, "points": lost}
+            entry = {
+                "points": points,
+                "breakdown": breakdown,
+                "tiebreak": tiebreak,
+                "void": False,
+                "interrupted": True,
+            }
+        else:
+            points, breakdown = score_deal(rules, state.captured, state.scope)
+            entry = {"points": points, "breakdown": breakdown, "tiebreak": tiebreak, "void": False}
+        if state.dealer_fifteen:
+            entry["dealer_fifteen"] = state.dealer_fifteen
+        entries.append(entry)
+        for s in range(side_count):
+            totals[s] += points[s]
+        if deal.declared is not None and deal.declared != points:
+            mismatches.append({"deal": d, "declared": deal.declared, "verified": points})
+        if not interrupted_open:
+            match.after_deal(d, state, points, rules.fifteen)
+
+    winner = match.winner
+    end_reason = match.reason
+    if not errors:
+        if interrupted:
+            if match.over:
+                reason_it, reason_en = match.reasons()
+                errors.append(
+                    PlayError(
+                        "outcome_after_end",
+                        len(deals),
+                        None,
+                        reason_it=reason_it,
+                        reason_en=reason_en,
+                    )
+                )
+            else:
+                if penalty is None:
+                    penalty = {"deal": None, "unsecured": [], "points": [0] * side_count}
+                for s in range(side_count):
+                    if s != offender_side:
+                        penalty["points"][s] += 1  # the extra scopa
+                        totals[s] += penalty["points"][s]
+                penalty["extra_scopa"] = True
+                penalty["offender_side"] = offender_side
+                others = [s for s in range(side_count) if s != offender_side]
+                best = max(totals[s] for s in others)
+                top = [s for s in others if totals[s] == best]
+                winner = top[0] if len(top) == 1 else None
+                end_reason = outcome.kind
+                match.end_deal = last if last >= 0 else None
+        elif not match.over:
+            reason_it, reason_en = match.reasons()
+            errors.append(
+                PlayError(
+                    "missing_deals", len(deals), None, reason_it=reason_it, reason_en=reason_en
+                )
+            )
+    clock_findings, clock_errors = check_clock(record, side_count)
+    if clock_errors:
+        errors = sorted(
+            errors + clock_errors, key=lambda e: (e.deal, -1 if e.play is None else e.play)
+        )
+    valid = not errors
+    if not valid:
+        winner = None
+    outcome_dict = {
+        "kind": outcome.kind,
+        "seat": offender_seat,
+        "side": offender_side,
+    }
+    if match.time_up is not None:
+        outcome_dict["time_up_in_deal"] = match.time_up
+    return Verdict(
+        valid=valid,
+        errors=errors,
+        deals=entries,
+        totals=list(totals),
+        winner=winner,
+        margin=_margin(totals, winner) if valid else 0,
+        declared_mismatches=mismatches,
+        outcome=outcome_dict,
+        sides=side_count,
+        seats=list(record.seats),
+        end={"reason": end_reason if valid else None, "deal": match.end_deal if valid else None},
+        penalty=penalty,
+        clock=clock_findings,
+        lang=lang,
+    )
+
+
+def malformed_document(error: RecordError, lang: str = "it") -> dict:
+    """The CLI's answer for an unreadable record."""
+    return {"valid": False, "malformed": True, "errors": [error.as_dict(lang)]}
+
+
+def verify_document(data, lang: str = "it") -> dict:
+    """Parse and verify; never raises. Exactly the JSON object the CLI prints for this record."""
+    lang = lang if lang in LANGS else "it"
+    try:
+        record = parse_record(data)
+    except RecordError as error:
+        return malformed_document(error, lang)
+    try:
+        return verify(record, lang).as_dict(lang)
+    except Exception:  # a verifier bug must not take down a worker; say so in the answer
+        logger.exception("verifier failed on a readable record")
+        error = RecordError("unreadable", "$", detail="internal verifier error")
+        return malformed_document(error, lang)
