@@ -1,0 +1,768 @@
+"""The organizer's desk in the Django admin.
+
+Organized for the job: create a tournament from a preset, register lines (one by one or from a
+CSV), create groups and generate a stage's rounds, enter a match's deals, see standings, close a
+stage and seed the next. Everything goes through ``tournaments.services``; refusals become error
+messages and nothing is saved; irreversible actions ask for confirmation on an intermediate page.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.db import transaction
+from django.forms.models import BaseInlineFormSet
+from django.http import HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from tournaments.algorithms import vp as vp_algo
+from tournaments.exceptions import LineImportError, TournamentError
+from tournaments.forms import (
+    CATEGORIES,
+    CloseStageForm,
+    CreateGroupsForm,
+    DealFormSet,
+    LineImportForm,
+    PresetTournamentForm,
+    ResultForm,
+    deals_from_formset,
+)
+from tournaments.models import (
+    ChangeLog,
+    DealResult,
+    Entry,
+    Group,
+    GroupMember,
+    Line,
+    LineMember,
+    Match,
+    MatchResult,
+    Outcome,
+    Player,
+    Round,
+    Stage,
+    Tournament,
+    VPTable,
+    VPTableRow,
+)
+from tournaments.services import changelog, entries, presets, results, schedule, standings
+
+logger = logging.getLogger(__name__)
+
+
+class LoggedAdminMixin:
+    """Record admin saves and deletions of tournament data in the ChangeLog too."""
+
+    def _tournament_of(self, obj):
+        return None
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        tournament = self._tournament_of(obj)
+        if tournament is not None:
+            changelog.record(
+                tournament,
+                f"admin.{obj._meta.model_name}.{'changed' if change else 'added'}",
+                user=request.user,
+                object_id=obj.pk,
+                fields=sorted(form.changed_data),
+            )
+
+    def delete_model(self, request, obj):
+        tournament = self._tournament_of(obj)
+        pk = obj.pk
+        super().delete_model(request, obj)
+        if tournament is not None and Tournament.objects.filter(pk=tournament.pk).exists():
+            changelog.record(
+                tournament,
+                f"admin.{obj._meta.model_name}.deleted",
+                user=request.user,
+                object_id=pk,
+            )
+
+
+def confirm_page(modeladmin, request, queryset, *, action, title, message, form=None):
+    """The intermediate page of an irreversible action (Django's delete-selected pattern)."""
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "message": message,
+        "queryset": queryset,
+        "action": action,
+        "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        "opts": modeladmin.model._meta,
+        "form": form,
+    }
+    return TemplateResponse(request, "admin/tournaments/confirm_action.html", context)
+
+
+# --------------------------------------------------------------------------- players and lines
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    list_display = ["name", "federation_id", "club", "city", "user"]
+    search_fields = ["name", "federation_id", "club", "city"]
+    list_per_page = 100
+    raw_id_fields = ["user"]
+    show_full_result_count = False
+
+
+class LineMemberInline(admin.TabularInline):
+    model = LineMember
+    extra = 0
+    max_num = 3
+    autocomplete_fields = ["player"]
+
+
+@admin.register(Line)
+class LineAdmin(admin.ModelAdmin):
+    list_display = ["name", "players_list", "created_at"]
+    search_fields = ["name", "members__player__name", "members__player__federation_id"]
+    inlines = [LineMemberInline]
+    list_per_page = 100
+    show_full_result_count = False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).prefetch_related("members__player")
+
+    @admin.display(description=gettext_lazy("players"))
+    def players_list(self, obj):
+        return ", ".join(member.player.name for member in obj.members.all())
+
+
+# --------------------------------------------------------------------------- VP tables
+
+
+class VPRowFormSet(BaseInlineFormSet):
+    """Refuse a table with gaps, overlaps or a non-monotone scale (algorithms.vp rules)."""
+
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        rows = []
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None)
+            if not data or data.get("DELETE"):
+                continue
+            rows.append(
+                vp_algo.VPRow(data["vp_winner"], data["vp_loser"], data["mp_from"], data["mp_to"])
+            )
+        parent = self.instance
+        kind = getattr(parent, "kind", VPTable.Kind.MARGIN)
+        try:
+            vp_algo.VPTable(
+                rows=tuple(sorted(rows, key=lambda r: r.mp_from)),
+                kind=kind,
+                win_vp=parent.win_vp,
+                draw_vp=parent.draw_vp,
+                loss_vp=parent.loss_vp,
+                timeout_min_vp=parent.timeout_min_vp,
+            )
+        except vp_algo.VPTableError as error:
+            raise forms.ValidationError(
+                _("The table is not consistent: %(error)s") % {"error": error}
+            ) from error
+
+
+class VPTableRowInline(admin.TabularInline):
+    model = VPTableRow
+    formset = VPRowFormSet
+    extra = 0
+
+
+@admin.register(VPTable)
+class VPTableAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "kind", "target_points", "deals_min", "deals_max"]
+    list_filter = ["kind"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    inlines = [VPTableRowInline]
+
+
+# --------------------------------------------------------------------------- tournaments
+
+
+class EntryInline(admin.TabularInline):
+    model = Entry
+    extra = 0
+    autocomplete_fields = ["line"]
+    fields = ["seed", "line", "withdrawn"]
+    ordering = ["seed", "id"]
+    show_change_link = False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("line")
+
+
+class StageInline(admin.TabularInline):
+    model = Stage
+    extra = 0
+    fields = ["order", "name", "kind", "status", "double_round_robin", "third_place_match"]
+    show_change_link = True
+
+
+@admin.register(Tournament)
+class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
+    list_display = [
+        "name",
+        "start_date",
+        "venue",
+        "variant",
+        "end_rule",
+        "end_value",
+        "status",
+        "is_public",
+        "entry_count",
+    ]
+    list_filter = ["status", "variant", "is_public", "start_date"]
+    search_fields = ["name", "slug", "venue"]
+    date_hierarchy = "start_date"
+    prepopulated_fields = {"slug": ["name"]}
+    autocomplete_fields = ["vp_table"]
+    filter_horizontal = ["organizers", "referees"]
+    inlines = [StageInline, EntryInline]
+    fieldsets = [
+        (
+            None,
+            {"fields": ["name", "slug", "start_date", "end_date", "venue", "status", "is_public"]},
+        ),
+        (
+            gettext_lazy("Rules"),
+            {
+                "fields": [
+                    "variant",
+                    "options",
+                    "deck_style",
+                    "seats_per_line",
+                    "end_rule",
+                    "end_value",
+                    "time_limit_s",
+                    "vp_table",
+                    "tiebreaks",
+                    "lots_seed",
+                ]
+            },
+        ),
+        (gettext_lazy("People"), {"fields": ["organizers", "referees"]}),
+    ]
+
+    def _tournament_of(self, obj):
+        return obj
+
+    @admin.display(description=gettext_lazy("lines"))
+    def entry_count(self, obj):
+        return obj.entries.count()
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path("from-preset/", wrap(self.from_preset_view), name="tournaments_from_preset"),
+            path(
+                "<int:pk>/import-lines/",
+                wrap(self.import_lines_view),
+                name="tournaments_import_lines",
+            ),
+            path("<int:pk>/standings/", wrap(self.standings_view), name="tournaments_standings"),
+            *super().get_urls(),
+        ]
+
+    def from_preset_view(self, request):
+        if not self.has_add_permission(request):
+            return HttpResponseRedirect(reverse("admin:tournaments_tournament_changelist"))
+        form = PresetTournamentForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                tournament = presets.create_tournament_from_preset(
+                    data["preset"],
+                    name=data["name"],
+                    slug=data["slug"] or None,
+                    start_date=data["start_date"],
+                    end_date=data["end_date"],
+                    venue=data["venue"],
+                    is_public=data["is_public"],
+                    stages=form.stages(),
+                    user=request.user,
+                )
+            except TournamentError as error:
+                messages.error(request, str(error))
+            else:
+                messages.success(
+                    request, _("Tournament “%(name)s” created.") % {"name": tournament.name}
+                )
+                return HttpResponseRedirect(
+                    reverse("admin:tournaments_tournament_change", args=[tournament.pk])
+                )
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("New tournament from a preset"),
+            "form": form,
+            "opts": self.model._meta,
+            "presets": presets.load_presets().values(),
+        }
+        return TemplateResponse(request, "admin/tournaments/tournament/from_preset.html", context)
+
+    def import_lines_view(self, request, pk):
+        tournament = get_object_or_404(Tournament, pk=pk)
+        if not self.has_change_permission(request, tournament):
+            return HttpResponseRedirect(reverse("admin:tournaments_tournament_changelist"))
+        form = LineImportForm(request.POST or None, request.FILES or None)
+        errors = []
+        if request.method == "POST" and form.is_valid():
+            try:
+                lines = entries.import_lines_csv(
+                    tournament, request.FILES["file"], user=request.user
+                )
+            except LineImportError as error:
+                errors = error.errors
+                messages.error(
+                    request,
+                    str(error.message)
+                    if not errors
+                    else _("Nothing was imported: %(n)d problems found.") % {"n": len(errors)},
+                )
+            else:
+                messages.success(request, _("%(n)d lines imported.") % {"n": len(lines)})
+                return HttpResponseRedirect(
+                    reverse("admin:tournaments_tournament_change", args=[tournament.pk])
+                )
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Import lines into “%(name)s”") % {"name": tournament.name},
+            "form": form,
+            "errors": errors,
+            "tournament": tournament,
+            "opts": self.model._meta,
+            "original": tournament,
+        }
+        return TemplateResponse(request, "admin/tournaments/tournament/import_lines.html", context)
+
+    def standings_view(self, request, pk):
+        tournament = get_object_or_404(Tournament, pk=pk)
+        if not self.has_view_permission(request, tournament):
+            return HttpResponseRedirect(reverse("admin:tournaments_tournament_changelist"))
+        stages = []
+        for stage in tournament.stages.filter(kind=Stage.Kind.ROUND_ROBIN).order_by("order"):
+            stage.tournament = tournament
+            stages.append((stage, standings.stage_tables(stage)))
+        knockouts = []
+        for stage in tournament.stages.filter(kind=Stage.Kind.KNOCKOUT).order_by("order"):
+            rounds = []
+            for round_ in stage.rounds.order_by("number"):
+                rounds.append(
+                    (
+                        round_,
+                        list(
+                            round_.matches.select_related("home", "away", "winner").order_by(
+                                "is_third_place", "bracket_position"
+                            )
+                        ),
+                    )
+                )
+            knockouts.append((stage, rounds))
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Standings of “%(name)s”") % {"name": tournament.name},
+            "tournament": tournament,
+            "stages": stages,
+            "knockouts": knockouts,
+            "opts": self.model._meta,
+            "original": tournament,
+        }
+        return TemplateResponse(request, "admin/tournaments/tournament/standings.html", context)
+
+
+@admin.register(Entry)
+class EntryAdmin(LoggedAdminMixin, admin.ModelAdmin):
+    list_display = ["line", "tournament", "seed", "withdrawn"]
+    list_filter = ["withdrawn", "tournament"]
+    search_fields = ["line__name", "line__members__player__name", "tournament__name"]
+    autocomplete_fields = ["tournament", "line"]
+    list_select_related = ["line", "tournament"]
+    list_per_page = 100
+    show_full_result_count = False
+
+    def _tournament_of(self, obj):
+        return obj.tournament
+
+
+# --------------------------------------------------------------------------- stages and groups
+
+
+class GroupInline(admin.TabularInline):
+    model = Group
+    extra = 0
+    fields = ["order", "name"]
+    show_change_link = True
+
+
+@admin.register(Stage)
+class StageAdmin(LoggedAdminMixin, admin.ModelAdmin):
+    list_display = ["name", "tournament", "order", "kind", "status", "group_count", "match_count"]
+    list_filter = ["kind", "status"]
+    search_fields = ["name", "tournament__name"]
+    autocomplete_fields = ["tournament"]
+    list_select_related = ["tournament"]
+    inlines = [GroupInline]
+    actions = ["create_groups", "generate_rounds", "close_and_seed_next"]
+
+    def _tournament_of(self, obj):
+        return obj.tournament
+
+    @admin.display(description=gettext_lazy("groups"))
+    def group_count(self, obj):
+        return obj.groups.count()
+
+    @admin.display(description=gettext_lazy("matches"))
+    def match_count(self, obj):
+        return Match.objects.filter(round__stage=obj).count()
+
+    def _single(self, request, queryset):
+        if queryset.count() != 1:
+            self.message_user(request, _("Select exactly one stage."), messages.ERROR)
+            return None
+        return queryset.select_related("tournament").first()
+
+    @admin.action(description=gettext_lazy("Create the groups (snake by seed)"))
+    def create_groups(self, request, queryset):
+        stage = self._single(request, queryset)
+        if stage is None:
+            return None
+        form = CreateGroupsForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            try:
+                schedule.create_groups(
+                    stage, form.cleaned_data["n_groups"], user=request.user, replace=True
+                )
+            except TournamentError as error:
+                self.message_user(request, str(error), messages.ERROR)
+            else:
+                self.message_user(request, _("Groups created."), messages.SUCCESS)
+            return None
+        existing = Match.objects.filter(round__stage=stage).exists() or stage.groups.exists()
+        message = (
+            _("This stage already has groups or rounds: they will be deleted with their results.")
+            if existing
+            else _("The tournament's lines will be spread over the groups in snake order by seed.")
+        )
+        return confirm_page(
+            self,
+            request,
+            queryset,
+            action="create_groups",
+            title=_("Create groups"),
+            message=message,
+            form=form,
+        )
+
+    @admin.action(description=gettext_lazy("Generate the rounds (Berger tables)"))
+    def generate_rounds(self, request, queryset):
+        stage = self._single(request, queryset)
+        if stage is None:
+            return None
+        existing = Match.objects.filter(round__stage=stage).exists()
+        if "apply" in request.POST or not existing:
+            try:
+                schedule.generate_round_robin(stage, user=request.user, replace=existing)
+            except TournamentError as error:
+                self.message_user(request, str(error), messages.ERROR)
+            else:
+                self.message_user(request, _("Rounds generated."), messages.SUCCESS)
+            return None
+        return confirm_page(
+            self,
+            request,
+            queryset,
+            action="generate_rounds",
+            title=_("Regenerate the rounds"),
+            message=_(
+                "This stage already has rounds. Regenerating deletes every match of the stage "
+                "and its results. This cannot be undone."
+            ),
+        )
+
+    @admin.action(description=gettext_lazy("Close the stage and seed the next"))
+    def close_and_seed_next(self, request, queryset):
+        stage = self._single(request, queryset)
+        if stage is None:
+            return None
+        form = CloseStageForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            try:
+                next_stage = schedule.close_stage(
+                    stage, user=request.user, per_group=form.cleaned_data["per_group"]
+                )
+            except TournamentError as error:
+                self.message_user(request, str(error), messages.ERROR)
+            else:
+                self.message_user(
+                    request,
+                    _("Stage closed; “%(next)s” seeded.") % {"next": next_stage.name}
+                    if next_stage
+                    else _("Stage closed."),
+                    messages.SUCCESS,
+                )
+            return None
+        return confirm_page(
+            self,
+            request,
+            queryset,
+            action="close_and_seed_next",
+            title=_("Close the stage"),
+            message=_(
+                "The stage will be closed and the next knock-out stage seeded from its "
+                "standings (top K of each group, crossed). This cannot be undone."
+            ),
+            form=form,
+        )
+
+
+class GroupMemberInline(admin.TabularInline):
+    model = GroupMember
+    extra = 0
+    autocomplete_fields = ["line"]
+
+
+@admin.register(Group)
+class GroupAdmin(LoggedAdminMixin, admin.ModelAdmin):
+    list_display = ["name", "stage", "standings_link"]
+    list_filter = ["stage__tournament"]
+    search_fields = ["name", "stage__name", "stage__tournament__name"]
+    list_select_related = ["stage__tournament"]
+    inlines = [GroupMemberInline]
+
+    def _tournament_of(self, obj):
+        return obj.stage.tournament
+
+    @admin.display(description=gettext_lazy("standings"))
+    def standings_link(self, obj):
+        url = reverse("admin:tournaments_standings", args=[obj.stage.tournament_id])
+        return format_html('<a href="{}#group-{}">{}</a>', url, obj.pk, _("standings"))
+
+
+@admin.register(Round)
+class RoundAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "stage", "number", "starts_at"]
+    list_filter = ["stage__tournament"]
+    search_fields = ["name", "stage__name"]
+    list_select_related = ["stage__tournament"]
+
+
+# --------------------------------------------------------------------------- matches
+
+
+class DealResultInline(admin.TabularInline):
+    model = DealResult
+    extra = 0
+    can_delete = False
+    fields = ["number", "line", "points", "breakdown", "is_tiebreak", "is_penalty"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("line")
+
+
+class MatchResultInline(DealResultInline):
+    model = MatchResult
+    fields = ["line", "points", "mp", "vp", "won", "drawn"]
+    readonly_fields = fields
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = [
+        "__str__",
+        "tournament_name",
+        "round",
+        "group",
+        "table_number",
+        "status",
+        "outcome",
+        "winner",
+        "result_link",
+    ]
+    list_filter = ["status", "outcome", "round__stage__kind", "round__stage__tournament"]
+    search_fields = ["home__name", "away__name", "round__stage__tournament__name"]
+    list_select_related = ["home", "away", "winner", "group", "round__stage__tournament"]
+    autocomplete_fields = ["home", "away", "winner", "offender"]
+    raw_id_fields = ["next_match", "loser_next_match", "round", "group"]
+    readonly_fields = ["status", "outcome", "winner", "offender"]
+    inlines = [MatchResultInline, DealResultInline]
+    actions = ["delete_results"]
+    list_per_page = 100
+    show_full_result_count = False
+
+    @admin.display(description=gettext_lazy("tournament"))
+    def tournament_name(self, obj):
+        return obj.round.stage.tournament.name
+
+    @admin.display(description=gettext_lazy("result"))
+    def result_link(self, obj):
+        if obj.is_bye or obj.home_id is None or obj.away_id is None:
+            return "—"
+        url = reverse("admin:tournaments_enter_result", args=[obj.pk])
+        label = _("change result") if obj.status == Match.Status.DONE else _("enter result")
+        return format_html('<a href="{}">{}</a>', url, label)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        changelog.record(
+            obj.round.stage.tournament,
+            "admin.match.changed" if change else "admin.match.added",
+            match=obj,
+            user=request.user,
+            fields=sorted(form.changed_data),
+        )
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path(
+                "<int:pk>/enter-result/",
+                wrap(self.enter_result_view),
+                name="tournaments_enter_result",
+            ),
+            *super().get_urls(),
+        ]
+
+    def _initial_deals(self, match):
+        deals = {}
+        for deal in match.deals.all():
+            row = deals.setdefault(
+                deal.number,
+                {"tiebreak": deal.is_tiebreak, "penalty": deal.is_penalty},
+            )
+            side = "home" if deal.line_id == match.home_id else "away"
+            row[f"{side}_points"] = deal.points
+            known = {key for key, _label in CATEGORIES}
+            other = 0
+            for key, value in deal.breakdown.items():
+                if key in known:
+                    row[f"{side}_{key}"] = value
+                else:
+                    other += value
+            if other:
+                row[f"{side}_other"] = other
+        return [deals[n] for n in sorted(deals)]
+
+    def enter_result_view(self, request, pk):
+        match = get_object_or_404(
+            Match.objects.select_related("home", "away", "round__stage__tournament"), pk=pk
+        )
+        if not self.has_change_permission(request, match):
+            return HttpResponseRedirect(reverse("admin:tournaments_match_changelist"))
+        tournament = match.round.stage.tournament
+        if request.method == "POST":
+            form = ResultForm(request.POST)
+            formset = DealFormSet(request.POST, prefix="deals")
+            if form.is_valid() and formset.is_valid():
+                data = form.cleaned_data
+                offender = {"home": match.home, "away": match.away}.get(data["offender"])
+                try:
+                    results.enter_result(
+                        match,
+                        deals_from_formset(formset),
+                        outcome=data["outcome"],
+                        offender=offender,
+                        user=request.user,
+                        time_expired=data["time_expired"],
+                    )
+                except TournamentError as error:
+                    messages.error(request, _("Result refused: %(error)s") % {"error": error})
+                else:
+                    messages.success(request, _("Result stored for %(match)s.") % {"match": match})
+                    return HttpResponseRedirect(reverse("admin:tournaments_match_changelist"))
+        else:
+            initial_deals = self._initial_deals(match)
+            default_deals = tournament.end_value if tournament.end_rule == "deals" else 3
+            formset = DealFormSet(
+                prefix="deals",
+                initial=initial_deals or [{} for _i in range(default_deals)],
+            )
+            offender = ""
+            if match.offender_id:
+                offender = "home" if match.offender_id == match.home_id else "away"
+            form = ResultForm(
+                initial={"outcome": match.outcome or Outcome.COMPLETED, "offender": offender}
+            )
+        context = {
+            **self.admin_site.each_context(request),
+            "title": _("Result of %(match)s") % {"match": match},
+            "match": match,
+            "tournament": tournament,
+            "form": form,
+            "formset": formset,
+            "categories": CATEGORIES,
+            "opts": self.model._meta,
+            "original": match,
+        }
+        return TemplateResponse(request, "admin/tournaments/match/enter_result.html", context)
+
+    @admin.action(description=gettext_lazy("Delete the results of the selected matches"))
+    def delete_results(self, request, queryset):
+        queryset = queryset.filter(status=Match.Status.DONE).exclude(outcome=Outcome.BYE)
+        if "apply" not in request.POST:
+            return confirm_page(
+                self,
+                request,
+                queryset,
+                action="delete_results",
+                title=_("Delete results"),
+                message=_(
+                    "The deals and results of these matches will be deleted and the matches "
+                    "set back to scheduled. This cannot be undone."
+                ),
+            )
+        deleted, refused = 0, []
+        # latest rounds first, so a later knock-out result goes before the one it depends on
+        for match in queryset.order_by("-round__number", "id"):
+            try:
+                with transaction.atomic():
+                    results.delete_result(match, user=request.user)
+                deleted += 1
+            except TournamentError as error:
+                refused.append(f"{match}: {error}")
+        if deleted:
+            self.message_user(
+                request, _("%(n)d results deleted.") % {"n": deleted}, messages.SUCCESS
+            )
+        for message in refused:
+            self.message_user(request, message, messages.ERROR)
+        return None
+
+
+@admin.register(ChangeLog)
+class ChangeLogAdmin(admin.ModelAdmin):
+    list_display = ["created_at", "tournament", "action", "user", "match", "detail_text"]
+    list_filter = ["action", "tournament"]
+    search_fields = ["action", "user__username", "tournament__name"]
+    list_select_related = ["tournament", "user", "match__home", "match__away"]
+    date_hierarchy = "created_at"
+    list_per_page = 100
+    show_full_result_count = False
+
+    @admin.display(description=gettext_lazy("detail"))
+    def detail_text(self, obj):
+        return format_html_join(", ", "{}={}", ((k, v) for k, v in obj.detail.items() if v))
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
