@@ -253,6 +253,9 @@ def submit_record(match: Match, document: dict, *, user=None, source=Submission.
     Raises a SubmissionError (nothing stored) when the document cannot be this match's record.
     """
     check_record_fits(match, document)
+    # A ``match`` field is an envelope (it says where the record goes), not part of the record:
+    # the record is stored and hashed without it, so API and import submissions dedupe alike.
+    document = record_body(document)
     digest = content_hash(document)
     existing = Submission.objects.filter(match=match, content_hash=digest).first()
     if existing:
