@@ -55,6 +55,10 @@ RECORD_MESSAGES = {
         "{field}: {count} punteggi dichiarati per {sides} squadre",
         "{field}: {count} declared scores for {sides} sides",
     ),
+    "file_unreadable": (
+        "il file non si può leggere ({detail})",
+        "the file cannot be read ({detail})",
+    ),
     "unreadable": (
         "{field}: record illeggibile ({detail})",
         "{field}: unreadable record ({detail})",

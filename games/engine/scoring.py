@@ -135,14 +135,14 @@ def score_deal(rules: Rules, masks, scope) -> tuple[list, list]:
     return [sum(b.values()) for b in breakdown], breakdown
 
 
-def interrupted_deal(rules: Rules, masks, scope, loose: int, offender_side: int):
+def interrupted_deal(rules: Rules, masks, scope, loose: int):
     """Score a deal stopped by a timeout or abandon.
 
     A unit is secured when it ends the same for every way of sharing out the loose cards; the
     scoring rules are monotone, so giving all loose cards to one side at a time covers the
     extremes. Secured units and scope made stay; the value of every other unit goes to each
     opponent of the offender (the extra scopa is added by the caller).
-    Returns (points, breakdown, unsecured categories, penalty points per side).
+    Returns (points, breakdown, unsecured [(category, value)]) before the penalty.
     """
     n = len(masks)
     cats = categories(rules)
@@ -154,15 +154,11 @@ def interrupted_deal(rules: Rules, masks, scope, loose: int, offender_side: int)
         shared = list(masks)
         shared[receiver] |= loose
         extremes.append(deal_units(rules, shared))
-    penalty = [0] * n
     unsecured = []
     for index, (category, value, points) in enumerate(extremes[0]):
         if all(units[index][2] == points for units in extremes[1:]):
             for side in range(n):
                 breakdown[side][category] += points[side]
         else:
-            unsecured.append(category)
-            for side in range(n):
-                if side != offender_side:
-                    penalty[side] += value
-    return [sum(b.values()) for b in breakdown], breakdown, unsecured, penalty
+            unsecured.append((category, value))
+    return [sum(b.values()) for b in breakdown], breakdown, unsecured

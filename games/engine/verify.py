@@ -200,6 +200,45 @@ def last_capture_survivor(state: DealState, contenders: list):
     return first
 
 
+def _apply_penalty(entries, penalty, offender_side: int, side_count: int, totals) -> dict:
+    """Timeout or abandon: each opponent of the offender gets every unsecured point of the deal in
+    progress plus one scopa. The points go into that deal's entry (a match without an unfinished
+    deal puts the extra scopa on its last deal) so the deals always add up to the totals."""
+    unsecured = penalty["unsecured"] if penalty else []
+    if penalty is not None:
+        entry = entries[-1]
+    else:
+        entry = next((e for e in reversed(entries) if not e.get("void")), None)
+    if entry is None:
+        entry = {
+            "points": [0] * side_count,
+            "breakdown": [{} for _ in range(side_count)],
+            "tiebreak": False,
+            "void": False,
+        }
+        entries.append(entry)
+    points = [0] * side_count
+    for side in range(side_count):
+        if side == offender_side:
+            continue
+        breakdown = entry["breakdown"][side]
+        for category, value in unsecured:
+            breakdown[category] = breakdown.get(category, 0) + value
+            points[side] += value
+        breakdown["scope"] = breakdown.get("scope", 0) + 1
+        points[side] += 1
+        entry["points"][side] += points[side]
+        totals[side] += points[side]
+    entry["penalty"] = True
+    return {
+        "deal": penalty["deal"] if penalty else None,
+        "offender_side": offender_side,
+        "unsecured": [category for category, _ in unsecured],
+        "extra_scopa": 1,
+        "points": points,
+    }
+
+
 def _margin(totals: list, winner) -> int:
     if winner is None:
         return 0
@@ -268,11 +307,11 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
                     )
                 )
                 break
-            points, breakdown, unsecured, lost = interrupted_deal(
-                rules, state.captured, state.scope, state.loose_mask(), offender_side
+            points, breakdown, unsecured = interrupted_deal(
+                rules, state.captured, state.scope, state.loose_mask()
             )
             interrupted_open = True
-            penalty = {"deal": d, "unsecured": unsecured, "points": lost}
+            penalty = {"deal": d, "unsecured": unsecured}
             entry = {
                 "points": points,
                 "breakdown": breakdown,
@@ -288,7 +327,7 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
         entries.append(entry)
         for s in range(side_count):
             totals[s] += points[s]
-        if deal.declared is not None and deal.declared != points:
+        if deal.declared is not None and not interrupted_open and deal.declared != points:
             mismatches.append({"deal": d, "declared": deal.declared, "verified": points})
         if not interrupted_open:
             match.after_deal(d, state, points, rules.fifteen)
@@ -309,14 +348,17 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
                     )
                 )
             else:
-                if penalty is None:
-                    penalty = {"deal": None, "unsecured": [], "points": [0] * side_count}
-                for s in range(side_count):
-                    if s != offender_side:
-                        penalty["points"][s] += 1  # the extra scopa
-                        totals[s] += penalty["points"][s]
-                penalty["extra_scopa"] = True
-                penalty["offender_side"] = offender_side
+                penalty = _apply_penalty(entries, penalty, offender_side, side_count, totals)
+                if penalty["deal"] is not None and deals[penalty["deal"]].declared is not None:
+                    verified = entries[-1]["points"]
+                    if deals[penalty["deal"]].declared != verified:
+                        mismatches.append(
+                            {
+                                "deal": penalty["deal"],
+                                "declared": deals[penalty["deal"]].declared,
+                                "verified": verified,
+                            }
+                        )
                 others = [s for s in range(side_count) if s != offender_side]
                 best = max(totals[s] for s in others)
                 top = [s for s in others if totals[s] == best]

@@ -1,0 +1,48 @@
+"""`manage.py verify_record FILE [FILE ...]`: one JSON verdict per line, exit 0/1/2.
+
+Exit status: 0 when every record is legal, 1 when one is illegal, 2 when one is unreadable
+(2 wins over 1). `-` reads one record from standard input.
+"""
+
+import json
+import sys
+
+from django.core.management.base import BaseCommand
+
+from games.engine import RecordError, verify_document
+from games.engine.verify import malformed_document
+
+EXIT_LEGAL, EXIT_ILLEGAL, EXIT_UNREADABLE = 0, 1, 2
+
+
+class Command(BaseCommand):
+    help = "Replay scopa-match/1 records and print one JSON verdict per record."
+
+    def add_arguments(self, parser):
+        parser.add_argument("files", nargs="+", metavar="FILE", help="record files; - for stdin")
+        parser.add_argument("--lang", choices=("it", "en"), default="it")
+
+    def _read(self, name: str) -> bytes:
+        if name == "-":
+            return sys.stdin.buffer.read()
+        with open(name, "rb") as handle:
+            return handle.read()
+
+    def handle(self, *args, files, lang, **options):
+        status = EXIT_LEGAL
+        for name in files:
+            try:
+                data = self._read(name)
+            except OSError as exc:
+                error = RecordError("file_unreadable", "$", detail=f"{name}: {exc.strerror}")
+                answer = malformed_document(error, lang)
+            else:
+                answer = verify_document(data, lang)
+            if answer.get("malformed"):
+                status = EXIT_UNREADABLE
+            elif not answer["valid"] and status == EXIT_LEGAL:
+                status = EXIT_ILLEGAL
+            self.stdout.write(json.dumps(answer, ensure_ascii=False))
+        self.stdout.flush()
+        if status:
+            sys.exit(status)
