@@ -540,9 +540,11 @@ def decision_from_verdict(match, verdict) -> Decision:
     totals = verdict.get("totals")
     if not isinstance(totals, list | tuple) or len(totals) != 2:
         raise ResultError(_("A tournament match has exactly two lines."))
+    if verdict.get("sides", 2) != 2:
+        raise ResultError(_("A tournament match has exactly two lines."))
     deals = []
     for index, raw in enumerate(verdict.get("deals") or []):
-        if raw.get("void"):
+        if not isinstance(raw, dict) or raw.get("void"):
             continue
         points = tuple(int(p) for p in raw.get("points", (0, 0)))
         breakdown = raw.get("breakdown") or [{}, {}]
@@ -550,9 +552,12 @@ def decision_from_verdict(match, verdict) -> Decision:
             Deal(
                 number=index,
                 points=points,
-                breakdown=(dict(breakdown[0]), dict(breakdown[1])),
+                breakdown=tuple(
+                    {key: int(value) for key, value in dict(side).items() if value}
+                    for side in breakdown
+                ),
                 is_tiebreak=bool(raw.get("tiebreak", False)),
-                is_penalty=bool(raw.get("penalty", False)),
+                is_penalty=bool(raw.get("interrupted") or raw.get("penalty")),
             )
         )
     outcome_info = verdict.get("outcome") or {}
@@ -565,7 +570,33 @@ def decision_from_verdict(match, verdict) -> Decision:
     if outcome in OFFENCE_OUTCOMES:
         if offender_side not in (0, 1):
             raise ResultError(_("The verdict does not say which line timed out or abandoned."))
-        if deals and not any(d.is_penalty for d in deals):
+        # The interrupted deal carries the penalty (unsecured points + one scopa); an engine
+        # that reports the penalty apart from the deals gets it added to that deal (or to a deal
+        # of its own when none was under way), so deals always add up to the totals.
+        interrupted = next((d for d in deals if d.is_penalty), None)
+        penalty = verdict.get("penalty") or {}
+        extra = [int(p) for p in penalty.get("points") or (0, 0)]
+        sums = [sum(d.points[side] for d in deals) for side in (0, 1)]
+        if sums != [int(t) for t in totals] and [
+            a + b for a, b in zip(sums, extra, strict=True)
+        ] == [int(t) for t in totals]:
+            if interrupted is None:
+                interrupted = Deal(
+                    number=len(verdict.get("deals") or []),
+                    points=(0, 0),
+                    breakdown=({}, {}),
+                    is_penalty=True,
+                )
+                deals.append(interrupted)
+            points = list(interrupted.points)
+            for side in (0, 1):
+                if extra[side]:
+                    points[side] += extra[side]
+                    interrupted.breakdown[side]["penalty"] = (
+                        interrupted.breakdown[side].get("penalty", 0) + extra[side]
+                    )
+            interrupted.points = tuple(points)
+        elif interrupted is None and deals:
             deals[-1].is_penalty = True
     winner = verdict.get("winner")
     if winner not in (0, 1, None):
