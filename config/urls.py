@@ -5,6 +5,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from games.api.schema import RecordSchemaGenerator
+from tournaments.urls import desk_urlpatterns, public_urlpatterns
 
 urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
@@ -17,4 +18,7 @@ urlpatterns = [
         name="schema",
     ),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    # Organizer's desk and public pages (issue 5); the public pages take the site root, last.
+    path("desk/", include((desk_urlpatterns, "desk"))),
+    path("", include((public_urlpatterns, "public"))),
 ]

@@ -1,0 +1,29 @@
+"""URLs of the public pages (namespace ``public``, at the site root) and the desk (``desk``).
+
+``config/urls.py`` includes them as ``include((public_urlpatterns, "public"))`` and
+``include((desk_urlpatterns, "desk"))`` under ``desk/``.
+"""
+
+from django.urls import path
+
+from tournaments.views import desk, public
+
+public_urlpatterns = [
+    path("", public.tournament_list, name="home"),
+    path("t/<slug:slug>/", public.tournament_home, name="tournament"),
+    path("t/<slug:slug>/stage/<int:stage_id>/", public.stage_page, name="stage"),
+    path("t/<slug:slug>/group/<int:group_id>/", public.group_page, name="group"),
+    path("t/<slug:slug>/round/<int:round_id>/", public.round_page, name="round"),
+    path("t/<slug:slug>/match/<int:match_id>/", public.match_page, name="match"),
+    path("players/<int:player_id>/", public.player_page, name="player"),
+    path("lines/<int:line_id>/", public.line_page, name="line"),
+]
+
+desk_urlpatterns = [
+    path("", desk.desk_home, name="home"),
+    path("<slug:slug>/", desk.tournament_desk, name="tournament"),
+    path("<slug:slug>/stage/<int:stage_id>/generate/", desk.generate_stage, name="generate"),
+    path("<slug:slug>/stage/<int:stage_id>/close/", desk.close_stage, name="close"),
+    path("<slug:slug>/round/<int:round_id>/print/", desk.print_round, name="print"),
+    path("<slug:slug>/match/<int:match_id>/", desk.enter_result, name="match"),
+]

@@ -1,0 +1,359 @@
+"""The organizer's desk: run the day without the raw admin.
+
+Only a tournament's organizers (or staff) get in. Every change goes through
+``tournaments.services`` (which validate, lock, and write the ChangeLog); views only read forms
+and show refusals (``TournamentError``) as messages, so nothing a user sends gives a 500.
+"""
+
+import logging
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from tournaments.exceptions import ResultError, TournamentError
+from tournaments.models import DealResult, Match, Outcome, Stage, Tournament, Variant
+from tournaments.views import selectors as sel
+
+logger = logging.getLogger(__name__)
+
+CLASSIC_CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera")
+SCOPA15_CATEGORIES = ("scope", "carte", "denari", "settebello", "sevens")
+MIN_ROWS = 3
+EXTRA_ROWS = 2
+MAX_ROWS = 40
+
+
+class _DryRun(Exception):
+    """Raised inside a transaction to roll back a result that was only being checked."""
+
+
+def _desk_tournament(request, slug):
+    """The tournament ``slug`` if the user organizes it (or is staff); 403 otherwise."""
+    tournament = Tournament.objects.filter(slug=slug).first()
+    if tournament is None:
+        raise Http404("No such tournament")
+    user = request.user
+    if not (user.is_staff or tournament.organizers.filter(pk=user.pk).exists()):
+        raise PermissionDenied(_("You do not organize this tournament."))
+    return tournament
+
+
+@login_required
+def desk_home(request):
+    tournaments = sel.organized_tournaments(request.user)
+    return render(request, "tournaments/desk/home.html", {"tournaments": tournaments})
+
+
+@login_required
+def tournament_desk(request, slug):
+    tournament = _desk_tournament(request, slug)
+    stages = sel.desk_stages(tournament)
+    rounds = {}
+    for round_ in sel.rounds_of(tournament):
+        rounds.setdefault(round_.stage_id, []).append(round_)
+    for stage in stages:
+        stage.round_list = rounds.get(stage.pk, [])
+    context = {
+        "tournament": tournament,
+        "stages": stages,
+        "missing": sel.missing_results(tournament),
+        "submissions": sel.submissions_needing_attention(tournament),
+        "changes": sel.recent_changes(tournament),
+    }
+    return render(request, "tournaments/desk/tournament.html", context)
+
+
+@login_required
+@require_POST
+def generate_stage(request, slug, stage_id):
+    """Create a stage's rounds: groups by seed (snake) and FIDE Berger rounds."""
+    from tournaments.services import schedule
+
+    tournament = _desk_tournament(request, slug)
+    stage = sel.get_stage(tournament, stage_id)
+    try:
+        if stage.kind != Stage.Kind.ROUND_ROBIN:
+            raise TournamentError(
+                _("A knock-out bracket is seeded by closing the stage before it.")
+            )
+        if not stage.groups.exists():
+            n_groups = _positive_int(request.POST.get("groups"), default=1)
+            schedule.create_groups(stage, n_groups, user=request.user)
+        schedule.generate_round_robin(stage, user=request.user)
+    except TournamentError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, _("Rounds of “%(stage)s” generated.") % {"stage": stage.name})
+    return redirect("desk:tournament", slug=tournament.slug)
+
+
+@login_required
+@require_POST
+def close_stage(request, slug, stage_id):
+    """Close a finished stage; a following knock-out is seeded from its standings."""
+    from tournaments.services import schedule
+
+    tournament = _desk_tournament(request, slug)
+    stage = sel.get_stage(tournament, stage_id)
+    per_group = _positive_int(request.POST.get("per_group"), default=2)
+    try:
+        next_stage = schedule.close_stage(stage, user=request.user, per_group=per_group)
+    except TournamentError as error:
+        messages.error(request, str(error))
+    else:
+        text = _("“%(stage)s” closed.") % {"stage": stage.name}
+        if next_stage is not None and next_stage.kind == Stage.Kind.KNOCKOUT:
+            text += " " + _("“%(next)s” seeded from its standings.") % {"next": next_stage.name}
+        messages.success(request, text)
+    return redirect("desk:tournament", slug=tournament.slug)
+
+
+@login_required
+def print_round(request, slug, round_id):
+    """Table cards and score sheets of a round, laid out for printing (print CSS)."""
+    tournament = _desk_tournament(request, slug)
+    round_ = sel.get_round(tournament, round_id)
+    matches = [m for m in sel.round_matches(round_) if m.home_id and m.away_id]
+    categories = _categories(tournament)
+    return render(
+        request,
+        "tournaments/desk/print.html",
+        {
+            "tournament": tournament,
+            "round": round_,
+            "matches": matches,
+            "categories": [(c, _category_label(c)) for c in categories],
+            "sheet_rows": range(
+                1, 8 if tournament.end_rule == "target" else tournament.end_value + 4
+            ),
+        },
+    )
+
+
+def _positive_int(raw, *, default):
+    try:
+        value = int(raw)
+    except (TypeError, ValueError):
+        return default
+    return value if value > 0 else default
+
+
+# --- result entry -----------------------------------------------------------------------------
+
+
+def _categories(tournament):
+    categories = list(
+        SCOPA15_CATEGORIES if tournament.variant == Variant.SCOPA_15 else CLASSIC_CATEGORIES
+    )
+    options = tournament.options or {}
+    for option in ("rebello", "napola"):
+        if options.get(option):
+            categories.append(option)
+    return categories
+
+
+def _category_label(category):
+    from tournaments.views.public import _category_label as label
+
+    return label(category)
+
+
+def _blank_row(number, categories):
+    return {
+        "number": number,
+        "home": {"points": "", "cells": [(c, "") for c in categories]},
+        "away": {"points": "", "cells": [(c, "") for c in categories]},
+        "tiebreak": False,
+        "penalty": False,
+        "last_capture": "",
+    }
+
+
+def _rows_from_db(match, categories, n_rows):
+    rows = [_blank_row(i, categories) for i in range(n_rows)]
+    for deal in DealResult.objects.filter(match=match).order_by("number"):
+        if deal.number >= len(rows):
+            continue
+        side = "home" if deal.line_id == match.home_id else "away"
+        row = rows[deal.number]
+        row[side] = {
+            "points": deal.points,
+            "cells": [(c, (deal.breakdown or {}).get(c, "")) for c in categories],
+        }
+        row["tiebreak"] = row["tiebreak"] or deal.is_tiebreak
+        row["penalty"] = row["penalty"] or deal.is_penalty
+    return rows
+
+
+def _rows_from_post(data, categories, n_rows):
+    rows = []
+    for i in range(n_rows):
+        row = _blank_row(i, categories)
+        for side in ("home", "away"):
+            row[side] = {
+                "points": data.get(f"d{i}-{side}-points", "").strip(),
+                "cells": [(c, data.get(f"d{i}-{side}-{c}", "").strip()) for c in categories],
+            }
+        row["tiebreak"] = bool(data.get(f"d{i}-tiebreak"))
+        row["penalty"] = bool(data.get(f"d{i}-penalty"))
+        row["last_capture"] = data.get(f"d{i}-last_capture", "")
+        rows.append(row)
+    return rows
+
+
+def _is_blank(row):
+    return not any(
+        row[side]["points"] != "" or any(v != "" for _c, v in row[side]["cells"])
+        for side in ("home", "away")
+    )
+
+
+def _deals_payload(rows):
+    """Form rows → the ``deals`` list of ``results.enter_result`` (blank rows dropped).
+
+    A side's points may be left empty: they are then the sum of its categories. Anything
+    malformed is passed on unchanged so the service refuses it with its own message.
+    """
+    deals = []
+    for row in rows:
+        if _is_blank(row):
+            continue
+        points, breakdown = [], []
+        for side in ("home", "away"):
+            cells = {c: v for c, v in row[side]["cells"] if v != ""}
+            parsed = {}
+            for category, value in cells.items():
+                parsed[category] = int(value) if value.lstrip("-").isdigit() else value
+            breakdown.append(parsed)
+            raw = row[side]["points"]
+            if raw == "":
+                numeric = [v for v in parsed.values() if isinstance(v, int)]
+                raw = sum(numeric) if len(numeric) == len(parsed) else "?"
+            points.append(int(raw) if str(raw).lstrip("-").isdigit() else raw)
+        deal = {
+            "points": points,
+            "breakdown": breakdown,
+            "tiebreak": row["tiebreak"],
+            "penalty": row["penalty"],
+        }
+        if row["last_capture"] in ("0", "1"):
+            deal["last_capture"] = int(row["last_capture"])
+        deals.append(deal)
+    return deals
+
+
+def _offender(match, raw):
+    if raw == "home":
+        return match.home
+    if raw == "away":
+        return match.away
+    return None
+
+
+def _summary(match):
+    """A sentence about the stored (or dry-run) result, read from the match's MatchResults."""
+    results = {r.line_id: r for r in match.results.all()}
+    home, away = results.get(match.home_id), results.get(match.away_id)
+    if home is None or away is None:
+        return ""
+    return _("%(home)s %(hp)d – %(ap)d %(away)s: MP %(hmp)d / %(amp)d, VP %(hvp)d – %(avp)d.") % {
+        "home": match.home.name,
+        "away": match.away.name,
+        "hp": home.points,
+        "ap": away.points,
+        "hmp": home.mp,
+        "amp": away.mp,
+        "hvp": home.vp,
+        "avp": away.vp,
+    }
+
+
+def _try_result(match, deals, outcome, offender, user, *, dry_run):
+    """Run ``enter_result``; on a dry run, roll everything back. Returns the summary line."""
+    from tournaments.services import results
+
+    try:
+        with transaction.atomic():
+            stored = results.enter_result(
+                match, deals, outcome=outcome, offender=offender, user=user
+            )
+            summary = _summary(Match.objects.prefetch_related("results").get(pk=stored.pk))
+            if dry_run:
+                raise _DryRun(summary)
+    except _DryRun as check:
+        return str(check)
+    return summary
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def enter_result(request, slug, match_id):
+    """Enter or correct a result deal by deal; ``check`` validates without saving (htmx)."""
+    tournament = _desk_tournament(request, slug)
+    match = sel.desk_match(tournament, match_id)
+    categories = _categories(tournament)
+    knockout = match.round.stage.kind == Stage.Kind.KNOCKOUT
+    error, summary = "", ""
+    if request.method == "POST":
+        n_rows = min(_positive_int(request.POST.get("rows"), default=MIN_ROWS), MAX_ROWS)
+        rows = _rows_from_post(request.POST, categories, n_rows)
+        outcome = request.POST.get("outcome", Outcome.COMPLETED)
+        offender_side = request.POST.get("offender", "")
+        dry_run = request.POST.get("action") == "check"
+        try:
+            if not (match.home_id and match.away_id):
+                raise ResultError(_("Both lines of this match must be known first."))
+            summary = _try_result(
+                match,
+                _deals_payload(rows),
+                outcome,
+                _offender(match, offender_side),
+                request.user,
+                dry_run=dry_run,
+            )
+        except TournamentError as refusal:
+            error = str(refusal)
+        if request.headers.get("HX-Request") and dry_run:
+            return render(
+                request,
+                "tournaments/desk/_feedback.html",
+                {"error": error, "summary": summary, "checked": True},
+            )
+        if not error and not dry_run:
+            messages.success(request, _("Result saved. %(summary)s") % {"summary": summary})
+            return redirect("desk:match", slug=tournament.slug, match_id=match.pk)
+    else:
+        existing = DealResult.objects.filter(match=match).values("number").distinct().count()
+        n_rows = max(existing + EXTRA_ROWS, MIN_ROWS)
+        n_rows = min(_positive_int(request.GET.get("rows"), default=n_rows), MAX_ROWS)
+        rows = _rows_from_db(match, categories, n_rows)
+        outcome = match.outcome or Outcome.COMPLETED
+        offender_side = (
+            "home"
+            if match.offender_id and match.offender_id == match.home_id
+            else "away"
+            if match.offender_id
+            else ""
+        )
+    context = {
+        "tournament": tournament,
+        "match": match,
+        "rows": rows,
+        "n_rows": len(rows),
+        "more_rows": min(len(rows) + 2, MAX_ROWS),
+        "categories": [(c, _category_label(c)) for c in categories],
+        "knockout": knockout,
+        "outcome": outcome,
+        "offender": offender_side,
+        "outcomes": [(value, label) for value, label in Outcome.choices if value != Outcome.BYE],
+        "error": error,
+        "summary": summary,
+    }
+    status = 400 if error else 200
+    return render(request, "tournaments/desk/match.html", context, status=status)

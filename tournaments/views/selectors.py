@@ -1,0 +1,454 @@
+"""Read-only queries behind the public pages and the desk, each a fixed number of queries.
+
+Views call these and only render; nothing here writes. Results are plain objects or model
+instances with a few attributes attached (``home_result``, ``away_result``, ``has_tiebreak``).
+"""
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.http import Http404
+
+from tournaments.models import (
+    ChangeLog,
+    DealResult,
+    Group,
+    Line,
+    LineMember,
+    Match,
+    MatchResult,
+    Player,
+    Round,
+    Stage,
+    TieBreak,
+    Tournament,
+)
+
+logger = logging.getLogger(__name__)
+
+SHOWN_CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera")
+
+
+# --- tournaments ------------------------------------------------------------------------------
+
+
+def _stamped(queryset):
+    """Annotate what the page cache keys on: the newest change and match update."""
+    return queryset.annotate(
+        last_change_id=Subquery(
+            ChangeLog.objects.filter(tournament=OuterRef("pk")).order_by("-id").values("id")[:1]
+        ),
+        last_match_update=Subquery(
+            Match.objects.filter(round__stage__tournament=OuterRef("pk"))
+            .order_by("-updated_at")
+            .values("updated_at")[:1]
+        ),
+    )
+
+
+def public_tournament(slug):
+    """The public tournament ``slug`` with its cache stamp, or 404 (private ones too)."""
+    tournament = _stamped(Tournament.objects.filter(slug=slug, is_public=True)).first()
+    if tournament is None:
+        raise Http404("No such public tournament")
+    return tournament
+
+
+def public_tournaments():
+    return list(
+        Tournament.objects.filter(is_public=True)
+        .annotate(n_lines=Count("entries", filter=Q(entries__withdrawn=False)))
+        .order_by("-start_date", "name")
+    )
+
+
+def stages_with_groups(tournament):
+    return list(
+        tournament.stages.order_by("order").prefetch_related(
+            Prefetch("groups", queryset=Group.objects.order_by("order", "name")),
+            Prefetch("rounds", queryset=Round.objects.order_by("number")),
+        )
+    )
+
+
+# --- matches ----------------------------------------------------------------------------------
+
+
+def _matches(queryset):
+    """Matches with lines, round and results loaded, ready to show (two queries)."""
+    rows = list(
+        queryset.select_related("home", "away", "winner", "offender", "round", "group")
+        .annotate(
+            has_tiebreak=Exists(DealResult.objects.filter(match=OuterRef("pk"), is_tiebreak=True))
+        )
+        .prefetch_related(Prefetch("results", queryset=MatchResult.objects.order_by("id")))
+    )
+    for match in rows:
+        by_line = {r.line_id: r for r in match.results.all()}
+        match.home_result = by_line.get(match.home_id)
+        match.away_result = by_line.get(match.away_id)
+    return rows
+
+
+def tournament_matches(tournament):
+    return Match.objects.filter(round__stage__tournament=tournament)
+
+
+def current_round(tournament):
+    """The first round (in stage and round order) that still has a match without a result."""
+    return (
+        Round.objects.filter(stage__tournament=tournament)
+        .filter(matches__status__in=[Match.Status.SCHEDULED, Match.Status.IN_PROGRESS])
+        .select_related("stage")
+        .order_by("stage__order", "number")
+        .first()
+    )
+
+
+def round_matches(round_):
+    return _matches(round_.matches.order_by("table_number", "id"))
+
+
+def next_matches(round_):
+    if round_ is None:
+        return []
+    return _matches(round_.matches.exclude(status=Match.Status.DONE).order_by("table_number", "id"))
+
+
+def latest_results(tournament, limit=8):
+    return _matches(
+        tournament_matches(tournament)
+        .filter(status=Match.Status.DONE)
+        .exclude(away__isnull=True)
+        .order_by("-updated_at", "-id")[:limit]
+    )
+
+
+def get_round(tournament, round_id):
+    round_ = (
+        Round.objects.filter(pk=round_id, stage__tournament=tournament)
+        .select_related("stage")
+        .first()
+    )
+    if round_ is None:
+        raise Http404("No such round")
+    return round_
+
+
+def get_stage(tournament, stage_id):
+    stage = tournament.stages.filter(pk=stage_id).first()
+    if stage is None:
+        raise Http404("No such stage")
+    return stage
+
+
+def get_group(tournament, group_id):
+    group = (
+        Group.objects.filter(pk=group_id, stage__tournament=tournament)
+        .select_related("stage")
+        .first()
+    )
+    if group is None:
+        raise Http404("No such group")
+    return group
+
+
+def get_match(tournament, match_id):
+    found = _matches(
+        Match.objects.filter(pk=match_id, round__stage__tournament=tournament).select_related(
+            "round__stage"
+        )
+    )
+    if not found:
+        raise Http404("No such match")
+    return found[0]
+
+
+# --- standings --------------------------------------------------------------------------------
+
+
+@dataclass
+class StandingsTable:
+    """A group's standings as the template shows them."""
+
+    group: Any
+    rows: list = field(default_factory=list)
+    tiebreak_columns: list = field(default_factory=list)  # (value, label)
+    grid_lines: list = field(default_factory=list)  # lines in rank order
+    grid: list = field(default_factory=list)  # rows of cells (VP or None)
+
+
+def _table_from(group_table, tournament):
+    """``services.standings.GroupTable`` → what the templates show."""
+    used = [TieBreak(t) for t in tournament.tiebreaks or [] if t in TieBreak.values]
+    columns = [(t.value, t.label) for t in used if t != TieBreak.MP]
+    shown = []
+    for row in group_table.rows:
+        values = row.tiebreak_values
+        shown.append(
+            {
+                "rank": row.rank,
+                "shared_rank": row.shared_rank,
+                "line": row.line,
+                "line_id": row.line.pk,
+                "played": row.played,
+                "won": row.won,
+                "drawn": row.drawn,
+                "lost": row.lost,
+                "vp": row.vp,
+                "mp": row.mp,
+                "points_scored": row.points_scored,
+                "tiebreaks": [values.get(value) for value, _label in columns],
+            }
+        )
+    order = [r["line_id"] for r in shown]
+    grid = group_table.grid
+    grid_rows = [
+        {
+            "line": r["line"],
+            "cells": [None if a == b else {"vp": grid.get((a, b))} for b in order],
+        }
+        for a, r in zip(order, shown, strict=True)
+    ]
+    return StandingsTable(
+        group=group_table.group,
+        rows=shown,
+        tiebreak_columns=columns,
+        grid_lines=[r["line"] for r in shown],
+        grid=grid_rows,
+    )
+
+
+def group_standings_table(group, tournament):
+    """One group's rows, the tie-break columns the tournament uses and the VP grid."""
+    from tournaments.services import standings
+
+    group.stage.tournament = tournament  # spare the service a query
+    return _table_from(standings.group_table(group), tournament)
+
+
+def stage_standings_tables(stage, tournament):
+    """Every group of a round-robin stage, in a fixed number of queries."""
+    from tournaments.services import standings
+
+    stage.tournament = tournament
+    return [_table_from(table, tournament) for table in standings.stage_tables(stage)]
+
+
+# --- bracket ----------------------------------------------------------------------------------
+
+
+def knockout_matches(stage):
+    """Every match of a knock-out stage, by round then bracket position."""
+    return _matches(
+        Match.objects.filter(round__stage=stage).order_by(
+            "round__number", "is_third_place", "bracket_position", "id"
+        )
+    )
+
+
+# --- match page -------------------------------------------------------------------------------
+
+
+def match_deals(match):
+    """Deal rows: ``[{"number", "home", "away", "is_tiebreak", "is_penalty"}]``, one query."""
+    deals = {}
+    for deal in DealResult.objects.filter(match=match).order_by("number", "id"):
+        row = deals.setdefault(
+            deal.number,
+            {"number": deal.number, "home": None, "away": None, "is_tiebreak": False},
+        )
+        side = "home" if deal.line_id == match.home_id else "away"
+        row[side] = deal
+        row["is_tiebreak"] = row["is_tiebreak"] or deal.is_tiebreak
+        row["is_penalty"] = row.get("is_penalty", False) or deal.is_penalty
+    return [deals[k] for k in sorted(deals)]
+
+
+def breakdown_categories(deals):
+    """The categories to show as columns: the five classic ones, then any option present."""
+    extra = []
+    for row in deals:
+        for side in ("home", "away"):
+            deal = row[side]
+            for key in (deal.breakdown or {}) if deal else ():
+                if key not in SHOWN_CATEGORIES and key not in extra:
+                    extra.append(key)
+    return list(SHOWN_CATEGORIES) + extra
+
+
+def standing_submission(match):
+    """The verified, standing record submission of a match, or None (one query)."""
+    try:
+        from games.models import Submission
+    except ImportError:  # the games app is not there yet
+        return None
+    return (
+        Submission.objects.filter(match=match, is_standing=True, state=Submission.State.VERIFIED)
+        .only("id", "document", "verdict", "state", "version", "verified_at")
+        .first()
+    )
+
+
+# --- players and lines ------------------------------------------------------------------------
+
+
+def get_player(player_id):
+    player = Player.objects.filter(pk=player_id).first()
+    if player is None:
+        raise Http404("No such player")
+    return player
+
+
+def get_line(line_id):
+    line = (
+        Line.objects.filter(pk=line_id)
+        .prefetch_related(Prefetch("members", queryset=LineMember.objects.select_related("player")))
+        .first()
+    )
+    if line is None:
+        raise Http404("No such line")
+    return line
+
+
+def public_results_for_lines(line_ids):
+    """MatchResults of these lines in public tournaments, newest first, with the opponent."""
+    results = list(
+        MatchResult.objects.filter(
+            line_id__in=line_ids, match__round__stage__tournament__is_public=True
+        )
+        .select_related(
+            "line",
+            "match__home",
+            "match__away",
+            "match__round__stage__tournament",
+        )
+        .order_by("-match__round__stage__tournament__start_date", "-match__round__number", "-id")
+    )
+    for result in results:
+        match = result.match
+        result.opponent = match.away if result.line_id == match.home_id else match.home
+        result.tournament = match.round.stage.tournament
+    return results
+
+
+def totals_by_tournament(results):
+    """Per tournament (newest first): matches, won/drawn/lost, VP and MP totals."""
+    totals = {}
+    for result in results:
+        t = totals.setdefault(
+            result.tournament.pk,
+            {
+                "tournament": result.tournament,
+                "played": 0,
+                "won": 0,
+                "drawn": 0,
+                "lost": 0,
+                "vp": 0,
+                "mp": 0,
+            },
+        )
+        if result.opponent is None:  # a bye is not a match played
+            continue
+        t["played"] += 1
+        t["won"] += result.won
+        t["drawn"] += result.drawn
+        t["lost"] += not (result.won or result.drawn)
+        t["vp"] += result.vp
+        t["mp"] += result.mp
+    return list(totals.values())
+
+
+def player_lines(player):
+    return list(Line.objects.filter(members__player=player).order_by("name").distinct())
+
+
+# --- desk -------------------------------------------------------------------------------------
+
+
+def organized_tournaments(user):
+    queryset = Tournament.objects.all() if user.is_staff else user.organized_tournaments.all()
+    return list(queryset.order_by("-start_date", "name"))
+
+
+def desk_stages(tournament):
+    return list(
+        tournament.stages.order_by("order").annotate(
+            n_matches=Count("rounds__matches", distinct=True),
+            n_done=Count(
+                "rounds__matches",
+                filter=Q(rounds__matches__status=Match.Status.DONE),
+                distinct=True,
+            ),
+            n_rounds=Count("rounds", distinct=True),
+        )
+    )
+
+
+def missing_results(tournament, limit=200):
+    """Matches with both lines known and no result yet, in play order."""
+    return _matches(
+        tournament_matches(tournament)
+        .exclude(status=Match.Status.DONE)
+        .filter(home__isnull=False, away__isnull=False)
+        .order_by("round__stage__order", "round__number", "table_number", "id")[:limit]
+    )
+
+
+def submissions_needing_attention(tournament, limit=200):
+    """Record submissions still pending, rejected or in error (newest first)."""
+    try:
+        from games.models import Submission
+    except ImportError:
+        return []
+    return list(
+        Submission.objects.filter(match__round__stage__tournament=tournament)
+        .filter(
+            Q(
+                state__in=[
+                    Submission.State.PENDING,
+                    Submission.State.REJECTED,
+                    Submission.State.ERROR,
+                ]
+            )
+            | Q(needs_decision=True)
+        )
+        .select_related("match__home", "match__away", "match__round", "submitter")
+        .defer("document", "verdict")
+        .order_by("-submitted_at", "-id")[:limit]
+    )
+
+
+def recent_changes(tournament, limit=50):
+    return list(
+        ChangeLog.objects.filter(tournament=tournament)
+        .select_related("user", "match__home", "match__away")
+        .order_by("-created_at", "-id")[:limit]
+    )
+
+
+def desk_match(tournament, match_id):
+    match = (
+        Match.objects.filter(pk=match_id, round__stage__tournament=tournament)
+        .select_related("home", "away", "round__stage", "winner", "offender", "group")
+        .first()
+    )
+    if match is None:
+        raise Http404("No such match")
+    return match
+
+
+def stage_rounds(stage):
+    return list(Round.objects.filter(stage=stage).order_by("number"))
+
+
+def all_stage_objects(tournament):
+    return Stage.objects.filter(tournament=tournament).order_by("order")
+
+
+def rounds_of(tournament):
+    return list(
+        Round.objects.filter(stage__tournament=tournament).order_by("stage__order", "number")
+    )
