@@ -294,7 +294,7 @@ def enqueue_verification(submission_id: int) -> bool:
     try:
         verify_submission.apply_async((submission_id,), retry=False)
     except Exception as exc:  # broker down: kombu/redis raise many kinds
-        if getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
+        if verify_submission.app.conf.task_always_eager:
             raise
         logger.warning("submission %s: could not enqueue (%s); the sweep will", submission_id, exc)
         return False
@@ -336,7 +336,12 @@ def compute_verdict(document: dict) -> dict:
     body = record_body(document)
     lang = (getattr(settings, "LANGUAGE_CODE", "it") or "it")[:2]
     verdict = engine.verify_document(body, lang=lang)
-    if not verdict.get("valid") and lang != "en":
+    errors = verdict.get("errors") or []
+    if errors and all("messages" in e for e in errors):
+        verdict["errors_en"] = [
+            {**e, "message": e["messages"].get("en", e["message"])} for e in errors
+        ]
+    elif errors and lang != "en":
         other = engine.verify_document(body, lang="en")
         verdict["errors_en"] = other.get("errors", [])
     verdict["lang"] = lang
