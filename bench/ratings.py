@@ -34,12 +34,10 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
+from ratings.algorithms.calibration import Calibration, measure  # noqa: E402
 from ratings.algorithms.rating import (  # noqa: E402
     DEFAULT_PARAMS,
-    Pool,
-    Rater,
-    Subject,
-    unit_subject,
+    openskill_predict_win,
     win_probability,
 )
 from ratings.models import RatedMatch, Rating, RatingChange, RatingRun  # noqa: E402
@@ -166,31 +164,17 @@ def generate(n_matches: int, pairs_share: float, seed: int) -> dict:
     return {"players": n_players, "tournaments": tno, "matches": made}
 
 
-def calibration(bins: int = 10) -> tuple[list[tuple[float, float, int]], float, float]:
-    """Predicted P(home wins) before each game vs what happened (a draw counts ½)."""
+def calibration() -> dict[str, Calibration]:
+    """Predicted P(home wins) before each game of the log vs what happened (a draw counts ½)."""
     games = load_games()
-    rater = Rater()
-    buckets = [[0.0, 0.0, 0] for _ in range(bins)]
-    brier = 0.0
-    n = 0
-    for g in games:
-        size = len(g.home)
-        pool = Pool.SINGLES if size == 1 else Pool.PAIRS
-        home = [rater.state(Subject(pool, p)) for p in g.home]
-        away = [rater.state(Subject(pool, p)) for p in g.away]
-        p, _ = win_probability(home, away, g.key.played_on)
-        actual = {"home": 1.0, "away": 0.0, "draw": 0.5}[str(g.result)]
-        b = min(bins - 1, int(p * bins))
-        buckets[b][0] += p
-        buckets[b][1] += actual
-        buckets[b][2] += 1
-        brier += (p - actual) ** 2
-        n += 1
-        rater.apply(g)
-    rows = [(s / c, o / c, c) for s, o, c in buckets if c]
-    ece = sum(abs(p - o) * c for p, o, c in rows) / max(n, 1)
-    _ = unit_subject  # (fixed pairs are rated too; calibration uses the player pools)
-    return rows, brier / max(n, 1), ece
+    return {
+        "displayed (PlackettLuce logistic)": measure(
+            games, lambda h, a, on: win_probability(h, a, on)[0]
+        ),
+        "openskill predict_win": measure(
+            games, lambda h, a, on: openskill_predict_win(h, a, on)[0]
+        ),
+    }
 
 
 def main() -> None:
@@ -233,13 +217,12 @@ def main() -> None:
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
         print(out.getvalue())
 
-    t0 = time.perf_counter()
-    rows, brier, ece = calibration()
-    print(f"calibration over {run.games} games ({time.perf_counter() - t0:.1f}s):")
-    print("  predicted  observed  games")
-    for p, o, c in rows:
-        print(f"  {p:9.3f}  {o:8.3f}  {c:5d}")
-    print(f"  Brier score {brier:.4f}, expected calibration error {ece:.4f}")
+    for name, cal in calibration().items():
+        print(f"calibration of {name} over {cal.games} games:")
+        print("  predicted  observed  games")
+        for p, o, c in cal.bins:
+            print(f"  {p:9.3f}  {o:8.3f}  {c:6d}")
+        print(f"  Brier score {cal.brier:.4f}, expected calibration error {cal.ece:.4f}")
 
 
 if __name__ == "__main__":

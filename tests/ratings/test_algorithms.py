@@ -131,3 +131,15 @@ def test_skill_levels_from_data():
     assert level_for(5000, levels).name("it") == "Gran maestro"
     with pytest.raises(SkillLevelsError):
         parse_levels({"levels": [{"slug": "a", "min_rating": 10, "name_it": "a", "name_en": "a"}]})
+
+
+def test_win_probability_is_calibrated_on_a_simulated_league():
+    """The displayed formula stays within 3 points of reality; openskill's predict_win does not."""
+    from ratings.algorithms.calibration import measure, simulate_games
+    from ratings.algorithms.rating import openskill_predict_win
+
+    games = simulate_games(n_players=120, n_games=4000, seed=3)
+    ours = measure(games, lambda h, a, on: win_probability(h, a, on)[0])
+    theirs = measure(games, lambda h, a, on: openskill_predict_win(h, a, on)[0])
+    assert ours.ece < 0.03
+    assert ours.brier < theirs.brier and ours.ece < theirs.ece
