@@ -65,7 +65,7 @@
         moveEl.textContent = L.lStart;
       }
       var html = '<section class="zone table-zone" aria-label="' + esc(L.lTable) + '"><h3><span>' + esc(L.lTable) +
-        "</span><span>" + f.deck_left + " 🂠</span></h3>";
+        "</span><span>" + f.deck_left + " " + esc(L.lDeck) + "</span></h3>";
       if (f.move && f.move.take && f.move.take.length) {
         html += '<div class="cards">' + face(f.move.card, "played") +
           f.move.take.map(function (c) { return face(c, "taken"); }).join("") + "</div>";

@@ -76,3 +76,24 @@ def play_stage(stage, *, limit=None):
             break
         side = (match.home_id + match.away_id + n) % 2
         results.enter_result(match, winning_deals(side, n % 9))
+
+
+def add_verified_record(match, *, seed=1):
+    """Simulate a legal record for ``match``, store its verdict and a standing Submission."""
+    from games.engine import simulate_match, verify_document
+    from games.models import Submission, content_hash
+
+    tournament = match.round.stage.tournament
+    document = simulate_match(end=tournament.match_end(), seed=seed)
+    document["seats"] = [match.home.name, match.away.name]
+    verdict = verify_document(document)
+    results.apply_verified_result(match, verdict)
+    return Submission.objects.create(
+        match=match,
+        version=1,
+        document=document,
+        content_hash=content_hash(document),
+        state=Submission.State.VERIFIED,
+        verdict=verdict,
+        is_standing=True,
+    )

@@ -24,12 +24,16 @@ logger = logging.getLogger(__name__)
 POLL_SECONDS = 15
 
 
-def _page(request, tournament, name, build, *args, title="", extra=None):
-    """Serve a cached fragment: whole page, or the fragment alone for htmx; ETag aware."""
+def _page(request, tournament, name, build, *args, extra=None):
+    """Serve a cached fragment: whole page, or the fragment alone for htmx; ETag aware.
+
+    ``build()`` returns ``(title, html)``; it does every lookup itself (raising 404), so a
+    cached page costs only the tournament query.
+    """
     etag = caching.etag_for(tournament, request)
     if caching.not_modified(request, etag):
         return caching.mark_cacheable(HttpResponseNotModified(), etag)
-    fragment = caching.cached_fragment(tournament, name, build, *args)
+    title, fragment = caching.cached_fragment(tournament, name, build, *args)
     if request.headers.get("HX-Request"):
         response = HttpResponse(fragment)
     else:
@@ -64,22 +68,22 @@ def tournament_home(request, slug):
             "next_matches": sel.next_matches(current),
             "latest": sel.latest_results(tournament),
         }
-        return render_to_string("tournaments/public/_home.html", context)
+        return tournament.name, render_to_string("tournaments/public/_home.html", context)
 
-    return _page(request, tournament, "home", build, title=tournament.name)
+    return _page(request, tournament, "home", build)
 
 
 @require_safe
 def stage_page(request, slug, stage_id):
     """A round-robin stage: every group's standings; a knock-out stage: its bracket."""
     tournament = sel.public_tournament(slug)
-    stage = sel.get_stage(tournament, stage_id)
 
     def build():
+        stage = sel.get_stage(tournament, stage_id)
         if stage.kind == Stage.Kind.KNOCKOUT:
-            return _bracket_fragment(tournament, stage)
+            return stage.name, _bracket_fragment(tournament, stage)
         tables = sel.stage_standings_tables(stage, tournament)
-        return render_to_string(
+        return stage.name, render_to_string(
             "tournaments/public/_stage.html",
             {
                 "tournament": tournament,
@@ -89,39 +93,38 @@ def stage_page(request, slug, stage_id):
             },
         )
 
-    return _page(request, tournament, "stage", build, stage.pk, title=stage.name)
+    return _page(request, tournament, "stage", build, stage_id)
 
 
 @require_safe
 def group_page(request, slug, group_id):
     tournament = sel.public_tournament(slug)
-    group = sel.get_group(tournament, group_id)
 
     def build():
+        group = sel.get_group(tournament, group_id)
         table = sel.group_standings_table(group, tournament)
-        return render_to_string(
+        html = render_to_string(
             "tournaments/public/_group.html",
             {"tournament": tournament, "group": group, "table": table, "with_grid": True},
         )
+        return f"{group.stage.name} – {group.name}", html
 
-    title = f"{group.stage.name} – {group.name}"
-    return _page(request, tournament, "group", build, group.pk, title=title)
+    return _page(request, tournament, "group", build, group_id)
 
 
 @require_safe
 def round_page(request, slug, round_id):
     tournament = sel.public_tournament(slug)
-    round_ = sel.get_round(tournament, round_id)
 
     def build():
-        return render_to_string(
+        round_ = sel.get_round(tournament, round_id)
+        html = render_to_string(
             "tournaments/public/_round.html",
             {"tournament": tournament, "round": round_, "matches": sel.round_matches(round_)},
         )
+        return f"{round_.stage.name} – {round_}", html
 
-    return _page(
-        request, tournament, "round", build, round_.pk, title=f"{round_.stage.name} – {round_}"
-    )
+    return _page(request, tournament, "round", build, round_id)
 
 
 def _score(result):
@@ -206,11 +209,10 @@ def match_page(request, slug, match_id):
             "options": _options_shown(tournament, submission),
             "seats": _seat_names(submission),
         }
-        return render_to_string("tournaments/public/_match.html", context)
+        title = f"{match.home or '–'} – {match.away or '–'}"
+        return title, render_to_string("tournaments/public/_match.html", context)
 
-    return _page(
-        request, tournament, "match", build, match_id, title=_("Match"), extra={"with_replay": True}
-    )
+    return _page(request, tournament, "match", build, match_id, extra={"with_replay": True})
 
 
 def _category_label(category):
@@ -233,6 +235,7 @@ def _options_shown(tournament, submission):
     options = dict(tournament.options or {})
     if submission is not None and isinstance(submission.document, dict):
         options.update(submission.document.get("options") or {})
+    options.pop("deck_style", None)  # shown with the deck above
     return sorted(options.items())
 
 

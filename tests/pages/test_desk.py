@@ -1,0 +1,210 @@
+"""The organizer's desk: who gets in, result entry through the services, stage actions."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from tests.pages.factories import build_tournament
+from tournaments.models import ChangeLog, DealResult, Match, MatchResult, Stage
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def tournament():
+    return build_tournament(4, slug="scrivania", play=False)
+
+
+@pytest.fixture
+def organizer(tournament):
+    user = User.objects.create_user("organizzatore", password="x-pass-12345")
+    tournament.organizers.add(user)
+    return user
+
+
+@pytest.fixture
+def match(tournament):
+    return (
+        Match.objects.filter(round__stage__tournament=tournament, away__isnull=False)
+        .order_by("round__number", "table_number")
+        .first()
+    )
+
+
+def _form(match, deals, *, outcome="completed", offender="", action="save"):
+    """POST data of the result form: ``deals`` as ``[(home_breakdown, away_breakdown)]``."""
+    data = {"rows": str(len(deals)), "outcome": outcome, "offender": offender, "action": action}
+    for i, (home, away) in enumerate(deals):
+        for side, breakdown in (("home", home), ("away", away)):
+            for category, value in breakdown.items():
+                data[f"d{i}-{side}-{category}"] = str(value)
+    return data
+
+
+WIN = {"scope": 7, "carte": 1, "denari": 1, "settebello": 1, "primiera": 1}
+
+
+def test_anonymous_is_sent_to_login(client, tournament, match):
+    for url in (
+        reverse("desk:home"),
+        reverse("desk:tournament", args=[tournament.slug]),
+        reverse("desk:match", args=[tournament.slug, match.pk]),
+        reverse("desk:print", args=[tournament.slug, match.round_id]),
+    ):
+        response = client.get(url)
+        assert response.status_code == 302
+        assert "login" in response["Location"]
+
+
+def test_non_organizer_gets_403(client, tournament, match):
+    User.objects.create_user("curioso", password="x-pass-12345")
+    client.login(username="curioso", password="x-pass-12345")
+    assert client.get(reverse("desk:tournament", args=[tournament.slug])).status_code == 403
+    url = reverse("desk:match", args=[tournament.slug, match.pk])
+    assert client.get(url).status_code == 403
+    assert client.post(url, _form(match, [(WIN, {})])).status_code == 403
+    assert not MatchResult.objects.exists()
+    assert client.get(reverse("desk:home")).status_code == 200  # lists nothing
+
+
+def test_staff_may_enter_any_desk(client, tournament):
+    User.objects.create_user("staff", password="x-pass-12345", is_staff=True)
+    client.login(username="staff", password="x-pass-12345")
+    assert client.get(reverse("desk:tournament", args=[tournament.slug])).status_code == 200
+
+
+def test_desk_lists_missing_results_and_changes(client, tournament, organizer):
+    client.force_login(organizer)
+    html = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    assert "Enter result" in html or "Inserisci" in html
+    assert "rounds.generated" in html  # the change log, written by the services
+
+
+def test_result_that_does_not_add_up_is_refused_and_nothing_saved(client, organizer, match):
+    client.force_login(organizer)
+    url = reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk])
+    changes = ChangeLog.objects.count()
+    data = _form(match, [(WIN, {})])
+    data["d0-home-points"] = "12"  # the categories add up to 11
+    response = client.post(url, data)
+    assert response.status_code == 400
+    assert "msg-error" in response.content.decode()
+    assert not DealResult.objects.filter(match=match).exists()
+    assert not MatchResult.objects.filter(match=match).exists()
+    assert ChangeLog.objects.count() == changes
+
+
+def test_short_match_is_refused(client, organizer, match):
+    client.force_login(organizer)
+    url = reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk])
+    response = client.post(url, _form(match, [({"scope": 3}, {"carte": 1})]))
+    assert response.status_code == 400
+    assert not MatchResult.objects.filter(match=match).exists()
+
+
+def test_garbage_in_a_cell_is_refused_not_a_500(client, organizer, match):
+    client.force_login(organizer)
+    url = reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk])
+    data = _form(match, [(WIN, {})])
+    data["d0-away-scope"] = "tre"
+    response = client.post(url, data)
+    assert response.status_code == 400
+    assert not MatchResult.objects.filter(match=match).exists()
+
+
+def test_check_only_validates_without_saving(client, organizer, match):
+    client.force_login(organizer)
+    url = reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk])
+    response = client.post(
+        url, _form(match, [(WIN, {"scope": 2})], action="check"), HTTP_HX_REQUEST="true"
+    )
+    html = response.content.decode()
+    assert response.status_code == 200 and "msg-success" in html and "<html" not in html
+    assert "11" in html
+    assert not MatchResult.objects.filter(match=match).exists()
+    assert not ChangeLog.objects.filter(match=match).exists()
+
+
+def test_valid_result_is_saved_logged_and_shown(client, organizer, match):
+    client.force_login(organizer)
+    tournament = match.round.stage.tournament
+    url = reverse("desk:match", args=[tournament.slug, match.pk])
+    response = client.post(url, _form(match, [(WIN, {"scope": 2})]))
+    assert response.status_code == 302
+    assert MatchResult.objects.filter(match=match).count() == 2
+    entry = ChangeLog.objects.filter(match=match).latest("id")
+    assert entry.user == organizer
+    # the form reloads with the stored deal, ready for a correction
+    form = client.get(url).content.decode()
+    assert 'name="d0-home-scope" value="7"' in form
+    # correcting it replaces the result cleanly
+    response = client.post(url, _form(match, [(WIN, {"scope": 4})]))
+    assert response.status_code == 302
+    assert DealResult.objects.filter(match=match).count() == 2
+    away = MatchResult.objects.get(match=match, line=match.away)
+    assert away.points == 4
+
+
+def test_timeout_entered_on_the_desk(client, organizer, match):
+    client.force_login(organizer)
+    url = reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk])
+    data = _form(
+        match,
+        [({}, {"scope": 2, "carte": 1, "denari": 1, "settebello": 1, "primiera": 1})],
+        outcome="timeout",
+        offender="home",
+    )
+    data["d0-penalty"] = "on"
+    response = client.post(url, data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    match.refresh_from_db()
+    assert match.outcome == "timeout" and match.offender_id == match.home_id
+
+
+def test_print_round(client, organizer, match):
+    client.force_login(organizer)
+    url = reverse("desk:print", args=[match.round.stage.tournament.slug, match.round_id])
+    html = client.get(url).content.decode()
+    assert "print.css" in html and "score-sheet" in html and "table-card" in html
+    assert match.home.name in html
+
+
+def test_close_stage_seeds_the_knockout(client, organizer, tournament):
+    from tests.pages.factories import play_stage
+
+    client.force_login(organizer)
+    rr = tournament.stages.get(order=1)
+    close = reverse("desk:close", args=[tournament.slug, rr.pk])
+    response = client.post(close, {"per_group": "2"}, follow=True)
+    assert "msg-error" in response.content.decode()  # results are missing: refused
+    play_stage(rr)
+    response = client.post(close, {"per_group": "2"}, follow=True)
+    assert "msg-success" in response.content.decode()
+    ko = tournament.stages.get(kind=Stage.Kind.KNOCKOUT)
+    assert Match.objects.filter(round__stage=ko).exists()
+    rr.refresh_from_db()
+    assert rr.status == Stage.Status.CLOSED
+
+
+def test_generate_rounds_from_the_desk(client, organizer, tournament):
+    client.force_login(organizer)
+    stage = Stage.objects.create(
+        tournament=tournament, order=3, name="Extra", kind=Stage.Kind.ROUND_ROBIN
+    )
+    url = reverse("desk:generate", args=[tournament.slug, stage.pk])
+    response = client.post(url, {"groups": "1"}, follow=True)
+    assert "msg-success" in response.content.decode()
+    assert Match.objects.filter(round__stage=stage).count() == 6
+    assert client.get(url).status_code == 405
+
+
+def test_result_on_the_desk_appears_in_public_standings(client, organizer, match):
+    tournament = match.round.stage.tournament
+    public_url = reverse("public:group", args=[tournament.slug, match.group_id])
+    before = client.get(public_url).content.decode()
+    assert '<td class="num strong">18</td>' not in before
+    client.force_login(organizer)
+    client.post(reverse("desk:match", args=[tournament.slug, match.pk]), _form(match, [(WIN, {})]))
+    client.logout()
+    after = client.get(public_url).content.decode()
+    assert '<td class="num strong">18</td>' in after  # 11–0 on the 11-point table: 18 VP
