@@ -75,8 +75,8 @@ PLAY_MESSAGES = {
         "the deal is marked void, but the kings rule does not void it ({kings} kings on the table)",
     ),
     "must_be_void": (
-        "in tavola ci sono {kings} re: la smazzata è nulla e va ridistribuita dallo stesso mazziere",
-        "the table shows {kings} kings: the deal is void and must be dealt again by the same dealer",
+        "in tavola ci sono {kings} re: la smazzata è nulla, la ridistribuisce lo stesso mazziere",
+        "the table shows {kings} kings: the deal is void, the same dealer deals again",
     ),
     "void_with_plays": (
         "una smazzata nulla non può avere giocate",
@@ -135,11 +135,11 @@ PLAY_MESSAGES = {
         "the match was already over ({reason_en}): the timeout or abandon came after it",
     ),
     "timeout_not_on_turn": (
-        "il posto {seat} non era di turno (toccava al posto {expected}): non può aver finito il tempo",
+        "il posto {seat} non era di turno (toccava al {expected}): non può aver finito il tempo",
         "seat {seat} was not to play (seat {expected} was): it cannot have run out of time",
     ),
     "undeclared_timeout": (
-        "il posto {seat} ha finito il tempo ({kind_it}) a questa giocata, ma il risultato non lo dice",
+        "il posto {seat} ha finito il tempo ({kind_it}) a questa giocata, ma il risultato tace",
         "seat {seat} ran out of time ({kind_en}) at this play, but the outcome does not say so",
     ),
     "timeout_not_confirmed": (
@@ -194,7 +194,7 @@ def format_message(catalog: dict, code: str, lang: str, params: dict) -> str:
 
 
 class RecordError(EngineError):
-    """The record cannot be read: `code` is stable, `field` is a JSON path like `deals[2].deck[5]`."""
+    """The record cannot be read: stable `code`, `field` a JSON path like `deals[2].deck[5]`."""
 
     def __init__(self, code: str, field: str = "", **params):
         self.code = code
@@ -215,7 +215,7 @@ class RecordError(EngineError):
 
 
 class PlayError:
-    """One illegality found while replaying: a position, a stable code and the referee's sentence."""
+    """One illegality found in replay: position, stable code and the referee's sentence."""
 
     __slots__ = ("code", "deal", "params", "play")
 

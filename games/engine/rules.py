@@ -123,10 +123,9 @@ def is_ace_sweep(rules: Rules, card: int, table) -> bool:
 def check_take(rules: Rules, card: int, table: list, take: tuple):
     """None when taking `take` with `card` is legal, else (code, params) for the referee message."""
     rank = RANK_OF[card]
-    if take:
-        if len(take) != len(set(take)) or any(c not in table for c in take):
-            missing = [c for i, c in enumerate(take) if c not in table or c in take[:i]]
-            return "take_not_on_table", {"taken_cards": list(take), "missing_cards": missing}
+    if take and (len(take) != len(set(take)) or any(c not in table for c in take)):
+        missing = [c for i, c in enumerate(take) if c not in table or c in take[:i]]
+        return "take_not_on_table", {"taken_cards": list(take), "missing_cards": missing}
     if rules.fifteen:
         if take:
             total = rank

@@ -62,7 +62,7 @@ def test_equal_rank_choice_of_which():
 
 def test_capture_is_compulsory():
     table = cards("2D", "3S")
-    code, params = check_take(SCOPA, C["5C"], table, ())
+    code, _params = check_take(SCOPA, C["5C"], table, ())
     assert code == "must_capture"
     assert check_take(SCOPA, C["6C"], table, ()) is None
 
@@ -103,7 +103,9 @@ class TestAcesOfScopaDAssi:
 
     def test_verifier_message_for_ace(self):
         doc = first_deal_record(
-            {0: ["1D", "4C", "5C"]}, ["3C", "10D", "7C", "9S"], [{"card": "1D", "take": ["3C"]}],
+            {0: ["1D", "4C", "5C"]},
+            ["3C", "10D", "7C", "9S"],
+            [{"card": "1D", "take": ["3C"]}],
             variant="scopa-d-assi",
         )
         verdict = verify_document(doc, "en")
@@ -129,7 +131,11 @@ class TestScopa15:
 
     @pytest.mark.parametrize(
         ("table", "expected"),
-        [(["1D", "2C", "5B", "7S"], 1), (["10D", "10C", "5B", "5S"], 2), (["1D", "2C", "3B", "4S"], 0)],
+        [
+            (["1D", "2C", "5B", "7S"], 1),
+            (["10D", "10C", "5B", "5S"], 2),
+            (["1D", "2C", "3B", "4S"], 0),
+        ],
     )
     def test_dealers_fifteen_and_thirty(self, table, expected):
         deck = arrange_deck(2, 0, {}, table)
@@ -177,9 +183,13 @@ def test_no_scopa_on_the_last_play_and_leftovers_to_last_capturer():
 
 
 def test_referee_sentence_in_both_languages():
-    doc = first_deal_record({0: ["8S", "1C", "2C"]}, ["5D", "3B", "8C", "9S"], [
-        {"card": "8S", "take": ["5D", "3B"]},
-    ])
+    doc = first_deal_record(
+        {0: ["8S", "1C", "2C"]},
+        ["5D", "3B", "8C", "9S"],
+        [
+            {"card": "8S", "take": ["5D", "3B"]},
+        ],
+    )
     verdict = verify_document(doc)
     error = verdict["errors"][0]
     assert (error["deal"], error["play"], error["code"]) == (0, 0, "must_take_equal_rank")

@@ -61,7 +61,9 @@ def test_primiera_every_side_missing_a_suit_both_readings():
 
 def test_primiera_tie_goes_to_nobody():
     assert primiera_winner([mask("7D", "7C", "7B", "7S"), mask("6D", "6C", "6B", "7S")], False) == 0
-    assert primiera_winner([mask("7D", "6C", "7B", "1S"), mask("6D", "7C", "1B", "7S")], False) is None
+    assert (
+        primiera_winner([mask("7D", "6C", "7B", "1S"), mask("6D", "7C", "1B", "7S")], False) is None
+    )
 
 
 def test_classic_points_two_sides():
@@ -77,7 +79,7 @@ def test_classic_points_two_sides():
 
 def test_carte_needs_21_and_ties_score_nothing():
     half = mask(*(f"{r}{s}" for s in "DC" for r in range(1, 11)))
-    points, breakdown = score_deal(rules(), [half, rest(half)], [0, 0])
+    _points, breakdown = score_deal(rules(), [half, rest(half)], [0, 0])
     assert breakdown[0]["carte"] == breakdown[1]["carte"] == 0
     assert breakdown[0]["denari"] == 1
 
@@ -98,8 +100,15 @@ def test_rebello_option():
 
 @pytest.mark.parametrize(
     ("denari", "points"),
-    [((1, 2), 0), ((1, 2, 3), 3), ((1, 2, 3, 4), 4), ((1, 2, 3, 4, 5), 5), ((1, 2, 3, 5, 6), 3),
-     (tuple(range(1, 11)), 10), ((2, 3, 4, 5), 0)],
+    [
+        ((1, 2), 0),
+        ((1, 2, 3), 3),
+        ((1, 2, 3, 4), 4),
+        ((1, 2, 3, 4, 5), 5),
+        ((1, 2, 3, 5, 6), 3),
+        (tuple(range(1, 11)), 10),
+        ((2, 3, 4, 5), 0),
+    ],
 )
 def test_napola(denari, points):
     side0 = mask(*(f"{r}D" for r in denari))
@@ -112,7 +121,7 @@ def test_three_sides_strict_most_else_nobody():
     a = mask(*(f"{r}D" for r in range(1, 5)), *(f"{r}C" for r in range(1, 10)))  # 13 cards, 4 D
     b = mask(*(f"{r}D" for r in range(5, 9)), *(f"{r}B" for r in range(1, 10)))  # 13 cards, 4 D
     c = rest(a, b)  # 14 cards, 2 D
-    points, breakdown = score_deal(rules(), [a, b, c], [0, 0, 0])
+    _points, breakdown = score_deal(rules(), [a, b, c], [0, 0, 0])
     assert [bd["denari"] for bd in breakdown] == [0, 0, 0]
     assert [bd["carte"] for bd in breakdown] == [0, 0, 1]
 
@@ -149,7 +158,7 @@ class TestSecuredPoints:
         side0 = mask("7D", "1D", "2D", "4D", "5D", "6D")
         side1 = mask("3C")
         loose = rest(side0, side1)
-        points, breakdown, unsecured = interrupted_deal(rules(), [side0, side1], [1, 0], loose)
+        _points, breakdown, unsecured = interrupted_deal(rules(), [side0, side1], [1, 0], loose)
         assert breakdown[0]["settebello"] == 1 and breakdown[0]["denari"] == 1
         assert breakdown[0]["scope"] == 1
         assert sorted(c for c, _ in unsecured) == ["carte", "primiera"]
@@ -172,7 +181,9 @@ class TestSecuredPoints:
         side0 = mask("1D", "2D", "3D", "4D")
         side1 = mask("6D")
         loose = rest(side0, side1)
-        _, breakdown, unsecured = interrupted_deal(rules(napola=True), [side0, side1], [0, 0], loose)
+        _, breakdown, unsecured = interrupted_deal(
+            rules(napola=True), [side0, side1], [0, 0], loose
+        )
         assert breakdown[0]["napola"] == 4
         napola = [v for c, v in unsecured if c == "napola"]
         assert napola == [1]  # only the 5th denaro can still go either way; 6D on breaks the run
