@@ -62,7 +62,7 @@ class Verdict:
 
 
 def replay_deal(rules, deal, d: int, seat_count: int, side_count: int):
-    """Replay one recorded deal: (state, first PlayError or None); the caller checks missing plays."""
+    """Replay one deal: (state, first PlayError or None); the caller checks missing plays."""
     state = DealState(rules, seat_count, side_count, deal.dealer, deal.deck)
     if deal.void:
         if not state.void:

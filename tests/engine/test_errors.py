@@ -1,4 +1,4 @@
-"""Every error code: unreadable records (RecordError) and illegal ones (positions: game-record.md)."""
+"""Every error code: unreadable records (RecordError) and illegal ones, with their positions."""
 
 import json
 
