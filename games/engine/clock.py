@@ -99,3 +99,33 @@ def check_clock(record, side_count: int):
         "used_ms": used,
     }
     return findings, errors
+
+
+def check_time_limit(record, end_deal):
+    """`end.time_limit_s` against the server times: the deal in which time ran out is the first
+    deal still being played when the limit passed (a limit passing between two deals falls in the
+    next one). Returns (expected deal or None, errors); nothing to say without timestamps."""
+    limit_s = record.end.time_limit_s
+    if not isinstance(limit_s, int | float):
+        return None, []
+    limit_ms = limit_s * 1000
+    expected = None
+    for d, deal in enumerate(record.deals):
+        if deal.void:
+            continue
+        times = [play.t_ms for play in deal.plays]
+        if not times or any(t is None for t in times):
+            return None, []
+        if max(times) >= limit_ms:
+            expected = d
+            break
+    declared = record.outcome.time_up_in_deal
+    declared = declared if isinstance(declared, int) else None
+    if declared == expected:
+        return expected, []
+    if declared is None:
+        if end_deal is None or end_deal <= expected:
+            return expected, []  # the match ended anyway in that deal
+        return expected, [PlayError("time_up_mismatch", expected, None, expected=expected, got="-")]
+    shown = "-" if expected is None else expected
+    return expected, [PlayError("time_up_mismatch", declared, None, expected=shown, got=declared)]

@@ -8,7 +8,7 @@ import logging
 
 from msgspec import UNSET
 
-from .clock import check_clock
+from .clock import check_clock, check_time_limit
 from .errors import LANGS, PlayError, RecordError
 from .record import MatchRecord, parse_record, sides_for
 from .rules import check_take, rules_for
@@ -373,6 +373,9 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
                 )
             )
     clock_findings, clock_errors = check_clock(record, side_count)
+    if record.end.time_limit_s is not UNSET:
+        _, limit_errors = check_time_limit(record, match.end_deal if not errors else None)
+        clock_errors += limit_errors
     if clock_errors:
         errors = sorted(
             errors + clock_errors, key=lambda e: (e.deal, -1 if e.play is None else e.play)

@@ -8,7 +8,7 @@ from msgspec import UNSET
 from games.engine import verify_document
 from games.engine.verify import MatchProgress
 
-from .helpers import sim
+from .helpers import clone, sim
 
 
 def progress(target=UNSET, deals=UNSET, time_up=UNSET, knockout=False, sides=2):
@@ -103,6 +103,21 @@ class TestTimeLimit:
         assert verdict["valid"], verdict["errors"]
         assert doc["outcome"].get("time_up_in_deal") is not None
         assert verdict["end"]["reason"] in ("time_limit", "target")
+
+
+def test_time_up_deal_checked_against_server_times():
+    clock = {"move_s": 20, "bank_s": 60, "total_s": 1800}
+    doc = sim(seed=3, end={"target": 21, "time_limit_s": 400}, clock=clock)
+    declared = doc["outcome"]["time_up_in_deal"]
+    assert verify_document(doc)["valid"]
+    wrong = clone(doc)
+    wrong["outcome"]["time_up_in_deal"] = declared + 1
+    error = verify_document(wrong)["errors"][0]
+    assert error["code"] in ("time_up_mismatch", "extra_deals", "missing_deals")
+    undeclared = clone(doc)
+    del undeclared["outcome"]["time_up_in_deal"]
+    codes = [e["code"] for e in verify_document(undeclared)["errors"]]
+    assert codes and set(codes) <= {"time_up_mismatch", "missing_deals"}
 
 
 def test_scopa_15_side_without_captures_loses():
