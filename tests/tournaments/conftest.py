@@ -6,9 +6,12 @@ import pytest
 
 from tournaments.models import Stage
 from tournaments.services import entries, presets
+from tournaments.services.vp import load_default_tables
 
 
 def make_tournament(preset="scopa-classica-11", n_lines=0, stages=(), **overrides):
+    # transaction=True tests (ours or other apps') flush the migration's VP tables: reload them
+    load_default_tables()
     tournament = presets.create_tournament_from_preset(
         preset,
         name=overrides.pop("name", f"Torneo {preset}"),

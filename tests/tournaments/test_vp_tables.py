@@ -6,7 +6,7 @@ import pytest
 
 from tournaments.algorithms import vp as vp_algo
 from tournaments.models import VPTable
-from tournaments.services.vp import DATA_PATH, vp_table_from_model
+from tournaments.services.vp import DATA_PATH, load_default_tables, vp_table_from_model
 
 # seed 000, "Tabella dei Victory Points": (winner VP, from MP, to MP) per table
 SEED_000 = {
@@ -17,6 +17,12 @@ SEED_000 = {
     "points-21": [(10, 0, 0), (11, 1, 1), (12, 2, 3), (13, 4, 5), (14, 6, 7), (15, 8, 9),
                   (16, 10, 11), (17, 12, 13), (18, 14, 16), (19, 17, 19), (20, 20, None)],
 }  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def tables(db):
+    """The migration loads them; reload if another app's transactional test flushed them."""
+    load_default_tables()
 
 
 def table(slug):

@@ -332,7 +332,7 @@ def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expire
 
 def _lock(match) -> Match:
     return (
-        Match.objects.select_for_update()
+        Match.objects.select_for_update(of=("self",))
         .select_related("round__stage__tournament__vp_table", "home", "away")
         .get(pk=match.pk)
     )

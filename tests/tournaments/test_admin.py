@@ -1,0 +1,170 @@
+"""The organizer admin: pages render, actions go through the services, refusals save nothing."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.urls import reverse
+
+from tests.tournaments.conftest import KO, RR, make_tournament
+from tournaments.models import ChangeLog, DealResult, Match, Outcome, Stage, Tournament
+from tournaments.services import schedule
+
+
+@pytest.fixture
+def organizer(db, client):
+    user = get_user_model().objects.create_superuser("organizer", "o@example.org", "pw")
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
+def played_setup(organizer):
+    tournament = make_tournament(n_lines=4, stages=[RR, KO])
+    stage = tournament.stages.get(order=1)
+    schedule.create_groups(stage, 1)
+    schedule.generate_round_robin(stage)
+    return tournament, stage
+
+
+def deal_post(rows, **extra):
+    data = {
+        "deals-TOTAL_FORMS": str(len(rows)),
+        "deals-INITIAL_FORMS": "0",
+        "deals-MIN_NUM_FORMS": "1",
+        "deals-MAX_NUM_FORMS": "40",
+        "outcome": "completed",
+        "offender": "",
+    }
+    data.update(extra)
+    for i, (home, away) in enumerate(rows):
+        data[f"deals-{i}-home_scope"] = str(home)
+        data[f"deals-{i}-away_scope"] = str(away)
+    return data
+
+
+@pytest.mark.django_db
+def test_pages_render(client, played_setup):
+    tournament, stage = played_setup
+    match = Match.objects.filter(round__stage=stage).first()
+    for url in [
+        reverse("admin:tournaments_tournament_changelist"),
+        reverse("admin:tournaments_tournament_change", args=[tournament.pk]),
+        reverse("admin:tournaments_from_preset"),
+        reverse("admin:tournaments_import_lines", args=[tournament.pk]),
+        reverse("admin:tournaments_standings", args=[tournament.pk]),
+        reverse("admin:tournaments_match_changelist"),
+        reverse("admin:tournaments_match_change", args=[match.pk]),
+        reverse("admin:tournaments_enter_result", args=[match.pk]),
+        reverse("admin:tournaments_stage_changelist"),
+        reverse("admin:tournaments_line_changelist"),
+        reverse("admin:tournaments_vptable_changelist"),
+        reverse("admin:tournaments_changelog_changelist"),
+        reverse("admin:tournaments_group_changelist"),
+    ]:
+        response = client.get(url)
+        assert response.status_code == 200, url
+
+
+@pytest.mark.django_db
+def test_create_from_preset(client, organizer):
+    response = client.post(
+        reverse("admin:tournaments_from_preset"),
+        {
+            "preset": "valliadi-21-un-ora",
+            "name": "Valliadi 2026",
+            "start_date": "2026-06-01",
+            "is_public": "on",
+            "with_groups": "on",
+            "with_knockout": "on",
+            "third_place_match": "on",
+        },
+    )
+    assert response.status_code == 302
+    tournament = Tournament.objects.get(name="Valliadi 2026")
+    assert tournament.deck_style == "piemontesi" and tournament.time_limit_s == 3600
+    assert tournament.vp_table.slug == "points-21"
+    assert list(tournament.stages.values_list("kind", flat=True)) == ["round_robin", "knockout"]
+    assert organizer in tournament.organizers.all()
+
+
+@pytest.mark.django_db
+def test_enter_result_form_stores_and_refuses(client, played_setup, organizer):
+    _tournament, stage = played_setup
+    match = Match.objects.filter(round__stage=stage).exclude(outcome=Outcome.BYE).first()
+    url = reverse("admin:tournaments_enter_result", args=[match.pk])
+    response = client.post(url, deal_post([(4, 1), (3, 3)]), follow=True)
+    assert response.status_code == 200
+    assert "Result refused" in response.content.decode() or "rifiutato" in response.content.decode()
+    assert DealResult.objects.filter(match=match).count() == 0
+    response = client.post(url, deal_post([(4, 1), (3, 3), (5, 0)]))
+    assert response.status_code == 302
+    match.refresh_from_db()
+    assert match.status == Match.Status.DONE and match.winner_id == match.home_id
+    entry = ChangeLog.objects.get(match=match, action="result.entered")
+    assert entry.user == organizer
+    # the form shows the stored deals again
+    assert client.get(url).status_code == 200
+
+
+@pytest.mark.django_db
+def test_generate_rounds_asks_before_regenerating(client, played_setup):
+    _tournament, stage = played_setup
+    url = reverse("admin:tournaments_stage_changelist")
+    data = {"action": "generate_rounds", "_selected_action": [stage.pk]}
+    response = client.post(url, data)
+    assert response.status_code == 200 and b'name="apply"' in response.content
+    before = set(Match.objects.filter(round__stage=stage).values_list("pk", flat=True))
+    client.post(url, {**data, "apply": "1"})
+    after = set(Match.objects.filter(round__stage=stage).values_list("pk", flat=True))
+    assert before and after and not before & after
+
+
+@pytest.mark.django_db
+def test_delete_results_asks_for_confirmation(client, played_setup):
+    from tournaments.services import results
+
+    _tournament, stage = played_setup
+    match = Match.objects.filter(round__stage=stage).exclude(outcome=Outcome.BYE).first()
+    results.enter_result(match, [{"points": [11, 0], "breakdown": [{"scope": 11}, {}]}])
+    url = reverse("admin:tournaments_match_changelist")
+    data = {"action": "delete_results", "_selected_action": [match.pk]}
+    assert client.post(url, data).status_code == 200
+    match.refresh_from_db()
+    assert match.status == Match.Status.DONE
+    client.post(url, {**data, "apply": "1"})
+    match.refresh_from_db()
+    assert match.status == Match.Status.SCHEDULED
+    assert ChangeLog.objects.filter(match=match, action="result.deleted").exists()
+
+
+@pytest.mark.django_db
+def test_csv_import_page_lists_row_errors(client, organizer):
+    tournament = make_tournament()
+    url = reverse("admin:tournaments_import_lines", args=[tournament.pk])
+    bad = SimpleUploadedFile("lines.csv", b"line,player 1\nA,Uno\n,Due\n", "text/csv")
+    response = client.post(url, {"file": bad})
+    assert response.status_code == 200
+    assert tournament.entries.count() == 0
+    good = SimpleUploadedFile("lines.csv", b"line,player 1\nA,Uno\nB,Due\n", "text/csv")
+    assert client.post(url, {"file": good}).status_code == 302
+    assert tournament.entries.count() == 2
+
+
+@pytest.mark.django_db
+def test_create_groups_and_close_stage_actions(client, organizer):
+    tournament = make_tournament(n_lines=4, stages=[RR, KO])
+    stage = tournament.stages.get(order=1)
+    url = reverse("admin:tournaments_stage_changelist")
+    client.post(url, {"action": "create_groups", "_selected_action": [stage.pk], "apply": "1",
+                      "n_groups": "2"})  # fmt: skip
+    assert stage.groups.count() == 2
+    client.post(url, {"action": "generate_rounds", "_selected_action": [stage.pk]})
+    from tournaments.services import results
+
+    for m in Match.objects.filter(round__stage=stage).exclude(outcome=Outcome.BYE):
+        results.enter_result(m, [{"points": [11, 0], "breakdown": [{"scope": 11}, {}]}])
+    client.post(url, {"action": "close_and_seed_next", "_selected_action": [stage.pk],
+                      "apply": "1", "per_group": "2"})  # fmt: skip
+    stage.refresh_from_db()
+    assert stage.status == Stage.Status.CLOSED
+    assert Match.objects.filter(round__stage__order=2).exists()

@@ -1,0 +1,96 @@
+"""Registering lines and importing them from CSV (all or nothing, errors by row)."""
+
+import pytest
+
+from tests.tournaments.conftest import make_tournament
+from tournaments.exceptions import LineImportError, TournamentError
+from tournaments.models import Entry, Line, Player
+from tournaments.services import entries
+
+GOOD = (
+    "line,player 1,federation id 1,club,city,seed\n"
+    "Esposito,Gennaro Esposito,FIGS-1,Partenope,Napoli,2\n"
+    "Russo,Salvatore Russo,FIGS-2,Partenope,Napoli,1\n"
+    "Romano,Maria Romano,,Carte Salernitane,Salerno,\n"
+)
+
+
+@pytest.mark.django_db
+def test_import_creates_players_lines_and_entries():
+    tournament = make_tournament()
+    lines = entries.import_lines_csv(tournament, GOOD.encode())
+    assert [line.name for line in lines] == ["Esposito", "Russo", "Romano"]
+    seeds = dict(Entry.objects.filter(tournament=tournament).values_list("line__name", "seed"))
+    assert seeds == {"Esposito": 2, "Russo": 1, "Romano": 3}
+    assert Player.objects.get(federation_id="FIGS-1").city == "Napoli"
+
+
+@pytest.mark.django_db
+def test_semicolon_italian_header_and_pairs():
+    tournament = make_tournament("scopa-coppie-11")
+    text = (
+        "linea;giocatore 1;giocatore 2;tessera 1;tessera 2;circolo;città\n"
+        "I Partenopei;Gennaro Esposito;Salvatore Russo;F-1;F-2;Partenope;Napoli\n"
+    )
+    (line,) = entries.import_lines_csv(tournament, text)
+    assert [m.player.name for m in line.members.order_by("position")] == [
+        "Gennaro Esposito",
+        "Salvatore Russo",
+    ]
+
+
+@pytest.mark.django_db
+def test_existing_player_is_reused_by_federation_id():
+    Player.objects.create(name="Gennaro Esposito", federation_id="FIGS-1")
+    tournament = make_tournament()
+    entries.import_lines_csv(tournament, GOOD)
+    assert Player.objects.filter(federation_id="FIGS-1").count() == 1
+
+
+@pytest.mark.django_db
+def test_errors_are_reported_by_row_and_nothing_is_saved():
+    Player.objects.create(name="Qualcun Altro", federation_id="FIGS-9")
+    tournament = make_tournament()
+    text = (
+        "line,player 1,player 2,federation id 1,seed\n"
+        "Uno,Primo,,FIGS-1,1\n"
+        ",Senza Nome,,,\n"  # row 3: no line name
+        "Uno,Doppio,,FIGS-1,1\n"  # row 4: same name, same id, same seed
+        "Tre,Terzo,Secondo,,\n"  # row 5: two players in a singles tournament
+        "Quattro,Quarto,,FIGS-9,x\n"  # row 6: id of another player, bad seed
+    )
+    with pytest.raises(LineImportError) as error:
+        entries.import_lines_csv(tournament, text)
+    rows = {row for row, _message in error.value.errors}
+    assert rows == {3, 4, 5, 6}
+    assert len([r for r, _m in error.value.errors if r == 4]) == 3
+    assert Line.objects.count() == 0 and Entry.objects.count() == 0
+    assert Player.objects.count() == 1
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"nome,cognome\nA,B\n", b"\xff\xfe\x00garbage", "line,player 1\n"],
+)
+def test_unusable_files_are_refused(content):
+    with pytest.raises(LineImportError):
+        entries.import_lines_csv(make_tournament(), content)
+
+
+@pytest.mark.django_db
+def test_import_twice_refuses_duplicates():
+    tournament = make_tournament()
+    entries.import_lines_csv(tournament, GOOD)
+    with pytest.raises(LineImportError):
+        entries.import_lines_csv(tournament, GOOD)
+    assert Entry.objects.filter(tournament=tournament).count() == 3
+
+
+@pytest.mark.django_db
+def test_add_line_one_by_one():
+    tournament = make_tournament()
+    line = entries.add_line(tournament, "Solo", [("Mario Rossi", "R-1")], club="C", city="Roma")
+    assert line.entries.get().seed == 1
+    with pytest.raises(TournamentError):
+        entries.add_line(tournament, "Solo", ["Altro"])
