@@ -94,3 +94,21 @@ def test_add_line_one_by_one():
     assert line.entries.get().seed == 1
     with pytest.raises(TournamentError):
         entries.add_line(tournament, "Solo", ["Altro"])
+
+
+@pytest.mark.django_db
+def test_import_lines_command(tmp_path):
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    tournament = make_tournament()
+    path = tmp_path / "lines.csv"
+    path.write_text(GOOD, encoding="utf-8")
+    out = StringIO()
+    call_command("import_lines", tournament.slug, str(path), stdout=out)
+    assert tournament.entries.count() == 3
+    with pytest.raises(CommandError):
+        call_command("import_lines", tournament.slug, str(path), stderr=StringIO())
+    with pytest.raises(CommandError):
+        call_command("import_lines", "nope", str(path))
