@@ -5,6 +5,8 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from games.api.schema import RecordSchemaGenerator
+from ratings.urls import api_urlpatterns as ratings_api_urlpatterns
+from ratings.urls import export_urlpatterns as ratings_export_urlpatterns
 from tournaments.urls import desk_urlpatterns, public_urlpatterns
 
 urlpatterns = [
@@ -12,6 +14,9 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("games.api.urls")),
     path("api/v1/", include("tournaments.api.urls")),
+    path("api/v1/", include((ratings_api_urlpatterns, "ratings-api"))),
+    path("ratings/", include("ratings.urls")),
+    path("export/v1/", include((ratings_export_urlpatterns, "export"))),
     path(
         "api/schema/",
         SpectacularAPIView.as_view(generator_class=RecordSchemaGenerator),

@@ -20,3 +20,13 @@ def recompute_ratings() -> None:
     from ratings.services.ratings import recompute
 
     recompute(reason="task")
+
+
+@shared_task(name="ratings.recompute_ratings_from", acks_late=True)
+def recompute_ratings_from(day: str) -> None:
+    """Replay from a date (after an import brought in older results)."""
+    from datetime import date
+
+    from ratings.services.ratings import recompute, start_key_for_date
+
+    recompute(start_key_for_date(date.fromisoformat(day)), reason=f"replay from {day}")

@@ -1,0 +1,534 @@
+"""The federation export, format ``scopa-tournament-export/1`` (documented in docs/export.md).
+
+The document uses natural keys only (tournament slug, federation ids, and references ``P1``,
+``L1``, ``M1`` local to the file, numbered in a stable order), never database ids, so exporting,
+importing on another instance and exporting again gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import io
+import json
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db.models import Count, Max
+from django.utils import timezone
+
+from tournaments.models import (
+    ChangeLog,
+    DealResult,
+    Entry,
+    Group,
+    GroupMember,
+    LineMember,
+    Match,
+    MatchResult,
+    Outcome,
+    Round,
+    Stage,
+    Tournament,
+)
+
+logger = logging.getLogger(__name__)
+
+FORMAT = "scopa-tournament-export/1"
+RANGE_FORMAT = "scopa-results-export/1"
+CACHE_TTL = 3600
+
+
+def _date(value):
+    return value.isoformat() if value else None
+
+
+def _datetime(value):
+    if value is None:
+        return None
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _vp_table(table) -> dict:
+    return {
+        "slug": table.slug,
+        "name": table.name,
+        "kind": table.kind,
+        "target_points": table.target_points,
+        "deals_min": table.deals_min,
+        "deals_max": table.deals_max,
+        "win_vp": table.win_vp,
+        "draw_vp": table.draw_vp,
+        "loss_vp": table.loss_vp,
+        "timeout_min_vp": table.timeout_min_vp,
+        "rows": [
+            [r.vp_winner, r.vp_loser, r.mp_from, r.mp_to]
+            for r in sorted(table.rows.all(), key=lambda r: r.mp_from)
+        ],
+    }
+
+
+def _sorted(value):
+    """JSON with object keys sorted (jsonb reorders keys; the export must not depend on it)."""
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def _none_last(value):
+    return (value is None, value if value is not None else 0)
+
+
+def build_document(tournament: Tournament) -> dict:
+    """The export of one tournament as plain data (key order is part of the format)."""
+    t = tournament
+    entries = list(Entry.objects.filter(tournament=t).select_related("line"))
+    stages = list(Stage.objects.filter(tournament=t).order_by("order"))
+    groups = list(
+        Group.objects.filter(stage__tournament=t).order_by("stage__order", "order", "name")
+    )
+    rounds = list(Round.objects.filter(stage__tournament=t).order_by("stage__order", "number"))
+    matches = list(
+        Match.objects.filter(round__stage__tournament=t).select_related("round__stage", "group")
+    )
+    matches.sort(
+        key=lambda m: (m.round.stage.order, m.round.number, *_none_last(m.table_number), m.id)
+    )
+    match_ids = [m.id for m in matches]
+    deals = defaultdict(list)
+    for d in DealResult.objects.filter(match_id__in=match_ids):
+        deals[d.match_id].append(d)
+    results = defaultdict(dict)
+    for r in MatchResult.objects.filter(match_id__in=match_ids):
+        results[r.match_id][r.line_id] = r
+
+    # Lines: entries by seed (none last), name; then any line met in a match but not entered.
+    entries.sort(key=lambda e: (*_none_last(e.seed), e.line.name, e.id))
+    line_ids = [e.line_id for e in entries]
+    extra = set()
+    for m in matches:
+        extra.update(x for x in (m.home_id, m.away_id) if x and x not in line_ids)
+    gm = list(GroupMember.objects.filter(group__in=groups))
+    extra.update(g.line_id for g in gm if g.line_id not in line_ids)
+    line_ids += sorted(extra)
+    line_ref = {lid: f"L{i}" for i, lid in enumerate(line_ids, start=1)}
+    members = defaultdict(list)
+    lm = LineMember.objects.filter(line_id__in=line_ids).select_related("player", "line")
+    players = {}
+    line_names = {}
+    for m in lm:
+        members[m.line_id].append(m)
+        players[m.player_id] = m.player
+        line_names[m.line_id] = m.line.name
+    for e in entries:
+        line_names[e.line_id] = e.line.name
+    ordered_players = sorted(
+        players.values(), key=lambda p: (p.name, p.federation_id, p.club, p.city, p.id)
+    )
+    player_ref = {p.id: f"P{i}" for i, p in enumerate(ordered_players, start=1)}
+    match_ref = {m.id: f"M{i}" for i, m in enumerate(matches, start=1)}
+    entry_of = {e.line_id: e for e in entries}
+
+    def lref(line_id):
+        return line_ref.get(line_id) if line_id else None
+
+    def match_doc(m: Match) -> dict:
+        res = results.get(m.id, {})
+        order = [x for x in (m.home_id, m.away_id) if x]
+        return {
+            "ref": match_ref[m.id],
+            "group": m.group.name if m.group_id else None,
+            "table": m.table_number,
+            "home": lref(m.home_id),
+            "away": lref(m.away_id),
+            "status": m.status,
+            "outcome": m.outcome or None,
+            "winner": lref(m.winner_id),
+            "offender": lref(m.offender_id),
+            "bracket_position": m.bracket_position,
+            "next_match": match_ref.get(m.next_match_id),
+            "next_slot": m.next_slot or None,
+            "loser_next_match": match_ref.get(m.loser_next_match_id),
+            "loser_next_slot": m.loser_next_slot or None,
+            "is_third_place": m.is_third_place,
+            "deals": [
+                {
+                    "number": d.number,
+                    "line": lref(d.line_id),
+                    "points": d.points,
+                    "breakdown": _sorted(d.breakdown or {}),
+                    "is_tiebreak": d.is_tiebreak,
+                    "is_penalty": d.is_penalty,
+                }
+                for d in sorted(
+                    deals.get(m.id, []),
+                    key=lambda d: (d.number, order.index(d.line_id) if d.line_id in order else 9),
+                )
+            ],
+            "results": [
+                {
+                    "line": lref(lid),
+                    "points": res[lid].points,
+                    "mp": res[lid].mp,
+                    "vp": res[lid].vp,
+                    "won": res[lid].won,
+                    "drawn": res[lid].drawn,
+                }
+                for lid in order
+                if lid in res
+            ],
+        }
+
+    stage_docs = []
+    final = []
+    for stage in stages:
+        stage_groups = [g for g in groups if g.stage_id == stage.id]
+        standings = _standings(stage) if stage.kind == Stage.Kind.ROUND_ROBIN else []
+        stage_docs.append(
+            {
+                "order": stage.order,
+                "name": stage.name,
+                "kind": stage.kind,
+                "status": stage.status,
+                "double_round_robin": stage.double_round_robin,
+                "third_place_match": stage.third_place_match,
+                "groups": [
+                    {
+                        "name": g.name,
+                        "order": g.order,
+                        "members": [
+                            {"line": lref(x.line_id), "position": x.position}
+                            for x in sorted(
+                                (x for x in gm if x.group_id == g.id), key=lambda x: x.position
+                            )
+                        ],
+                        "standings": [
+                            _standing_doc(row, lref) for row in standings.get(g.name, [])
+                        ],
+                    }
+                    for g in stage_groups
+                ],
+                "rounds": [
+                    {
+                        "number": r.number,
+                        "name": r.name,
+                        "starts_at": _datetime(r.starts_at),
+                        "matches": [match_doc(m) for m in matches if m.round_id == r.id],
+                    }
+                    for r in rounds
+                    if r.stage_id == stage.id
+                ],
+            }
+        )
+    if stages:
+        last = stages[-1]
+        if last.kind == Stage.Kind.KNOCKOUT:
+            final = _knockout_final([m for m in matches if m.round.stage_id == last.id], lref)
+        else:
+            final = [
+                {"group": name, **_standing_doc(row, lref)}
+                for name, rows in _standings(last).items()
+                for row in rows
+            ]
+
+    return {
+        "format": FORMAT,
+        "tournament": {
+            "slug": t.slug,
+            "name": t.name,
+            "start_date": _date(t.start_date),
+            "end_date": _date(t.end_date),
+            "venue": t.venue,
+            "status": t.status,
+            "is_public": t.is_public,
+            "variant": t.variant,
+            "options": _sorted(t.options or {}),
+            "deck_style": t.deck_style,
+            "seats_per_line": t.seats_per_line,
+            "end_rule": t.end_rule,
+            "end_value": t.end_value,
+            "time_limit_s": t.time_limit_s,
+            "tiebreaks": list(t.tiebreaks or []),
+            "lots_seed": t.lots_seed,
+            "vp_table": _vp_table(t.vp_table),
+        },
+        "players": [
+            {
+                "ref": player_ref[p.id],
+                "name": p.name,
+                "federation_id": p.federation_id or None,
+                "club": p.club,
+                "city": p.city,
+            }
+            for p in ordered_players
+        ],
+        "lines": [
+            {
+                "ref": line_ref[lid],
+                "name": line_names.get(lid, ""),
+                "players": [
+                    player_ref[m.player_id] for m in sorted(members[lid], key=lambda m: m.position)
+                ],
+                "entered": lid in entry_of,
+                "seed": entry_of[lid].seed if lid in entry_of else None,
+                "withdrawn": entry_of[lid].withdrawn if lid in entry_of else False,
+            }
+            for lid in line_ids
+        ],
+        "stages": stage_docs,
+        "final_standings": final,
+    }
+
+
+def _standings(stage) -> dict[str, list]:
+    from tournaments.services.standings import stage_standings
+
+    return {group.name: rows for group, rows in stage_standings(stage)}
+
+
+def _standing_doc(row, lref) -> dict:
+    return {
+        "rank": row.rank,
+        "line": lref(row.line.pk),
+        "played": row.played,
+        "won": row.won,
+        "drawn": row.drawn,
+        "lost": row.lost,
+        "vp": row.vp,
+        "mp": row.mp,
+        "points_scored": row.points_scored,
+        "points_conceded": row.points_conceded,
+        "shared_rank": row.shared_rank,
+    }
+
+
+def _knockout_final(matches: list[Match], lref) -> list[dict]:
+    """Places from a bracket: 1 and 2 from the final, 3 and 4 from the third-place match (or a
+    shared 3rd), then the losers of each earlier round sharing the next places."""
+    done = [m for m in matches if m.status == Match.Status.DONE and m.winner_id]
+    if not done:
+        return []
+    by_round = defaultdict(list)
+    for m in done:
+        if not m.is_third_place:
+            by_round[m.round.number].append(m)
+    rounds = sorted(by_round, reverse=True)
+    final = by_round[rounds[0]] if rounds else []
+    places = []
+    taken = set()
+
+    def add(rank, line_id):
+        if line_id and line_id not in taken:
+            taken.add(line_id)
+            places.append({"rank": rank, "line": lref(line_id)})
+
+    if len(final) == 1:
+        f = final[0]
+        loser = f.away_id if f.winner_id == f.home_id else f.home_id
+        add(1, f.winner_id)
+        add(2, loser)
+    next_rank = 3
+    third = [m for m in done if m.is_third_place]
+    if third:
+        m = third[0]
+        add(3, m.winner_id)
+        add(4, m.away_id if m.winner_id == m.home_id else m.home_id)
+        next_rank = 5
+    for number in rounds[1:]:
+        losers = sorted(
+            (
+                m.away_id if m.winner_id == m.home_id else m.home_id
+                for m in by_round[number]
+                if m.outcome != Outcome.BYE
+            ),
+            key=lambda x: lref(x) or "",
+        )
+        losers = [x for x in losers if x and x not in taken]
+        for x in losers:
+            add(next_rank, x)
+        next_rank += len(losers) if losers else 0
+    return places
+
+
+def dumps(doc: dict) -> bytes:
+    """Canonical bytes: UTF-8, two-space indent, keys in format order, final newline."""
+    return (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode()
+
+
+# --- cheap conditional GET ------------------------------------------------------------------
+
+
+def stamp(tournament: Tournament) -> tuple[str, dt.datetime]:
+    """A fingerprint of everything the export shows that moves with any change, and the time
+    of the newest change (for Last-Modified); two small aggregate queries."""
+    agg = Match.objects.filter(round__stage__tournament=tournament).aggregate(
+        last=Max("updated_at"), n=Count("id")
+    )
+    res = MatchResult.objects.filter(match__round__stage__tournament=tournament).aggregate(
+        n=Count("id"), id=Max("id")
+    )
+    deal = DealResult.objects.filter(match__round__stage__tournament=tournament).aggregate(
+        n=Count("id"), id=Max("id")
+    )
+    log = ChangeLog.objects.filter(tournament=tournament).aggregate(
+        last=Max("created_at"), id=Max("id")
+    )
+    times = [x for x in (tournament.updated_at, agg["last"], log["last"]) if x]
+    raw = repr((FORMAT, tournament.pk, tournament.updated_at, agg, res, deal, log["id"]))
+    return hashlib.sha1(raw.encode()).hexdigest(), max(times)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    body: bytes
+    etag: str
+    last_modified: dt.datetime
+
+
+def rendered(tournament: Tournament, kind: str = "json") -> Rendered:
+    """The export (``json``, ``standings.csv`` or ``results.csv``) with its ETag, from the cache
+    while the tournament's stamp has not moved."""
+    fingerprint, last_modified = stamp(tournament)
+    key = f"ratings:export:{tournament.pk}:{kind}:{fingerprint}"
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    doc = build_document(tournament)
+    if kind == "json":
+        body = dumps(doc)
+    elif kind == "standings.csv":
+        body = standings_csv(doc)
+    elif kind == "results.csv":
+        body = results_csv(doc)
+    else:
+        raise ValueError(kind)
+    out = Rendered(body, '"' + hashlib.sha256(body).hexdigest()[:32] + '"', last_modified)
+    cache.set(key, out, CACHE_TTL)
+    return out
+
+
+# --- CSV --------------------------------------------------------------------------------------
+
+
+def _csv(rows: list[list]) -> bytes:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerows(rows)
+    return buf.getvalue().encode()
+
+
+def _line_labels(doc):
+    players = {p["ref"]: p for p in doc["players"]}
+    labels = {}
+    for line in doc["lines"]:
+        fids = [players[r]["federation_id"] or "" for r in line["players"]]
+        labels[line["ref"]] = (line["name"], ";".join(fids))
+    return labels
+
+
+def standings_csv(doc: dict) -> bytes:
+    labels = _line_labels(doc)
+    rows = [
+        [
+            "stage",
+            "group",
+            "rank",
+            "line",
+            "federation_ids",
+            "played",
+            "won",
+            "drawn",
+            "lost",
+            "vp",
+            "mp",
+            "points_scored",
+            "points_conceded",
+        ]
+    ]
+    for stage in doc["stages"]:
+        for group in stage["groups"]:
+            for s in group["standings"]:
+                name, fids = labels[s["line"]]
+                rows.append(
+                    [stage["name"], group["name"], s["rank"], name, fids, s["played"], s["won"],
+                     s["drawn"], s["lost"], s["vp"], s["mp"], s["points_scored"],
+                     s["points_conceded"]]
+                )  # fmt: skip
+    for place in doc["final_standings"]:
+        if "group" not in place:
+            name, fids = labels[place["line"]]
+            rows.append(["final", "", place["rank"], name, fids, "", "", "", "", "", "", "", ""])
+    return _csv(rows)
+
+
+def results_csv(doc: dict) -> bytes:
+    labels = _line_labels(doc)
+    rows = [
+        [
+            "tournament",
+            "date",
+            "stage",
+            "round",
+            "group",
+            "table",
+            "home",
+            "home_federation_ids",
+            "away",
+            "away_federation_ids",
+            "home_points",
+            "away_points",
+            "home_mp",
+            "away_mp",
+            "home_vp",
+            "away_vp",
+            "outcome",
+            "winner",
+            "offender",
+        ]
+    ]
+    t = doc["tournament"]
+    for stage in doc["stages"]:
+        for rnd in stage["rounds"]:
+            for m in rnd["matches"]:
+                if m["status"] != Match.Status.DONE or not m["home"] or not m["away"]:
+                    continue
+                res = {r["line"]: r for r in m["results"]}
+                h, a = res.get(m["home"], {}), res.get(m["away"], {})
+                rows.append(
+                    [t["slug"], t["start_date"], stage["name"], rnd["number"], m["group"] or "",
+                     m["table"] or "", labels[m["home"]][0], labels[m["home"]][1],
+                     labels[m["away"]][0], labels[m["away"]][1], h.get("points", ""),
+                     a.get("points", ""), h.get("mp", ""), a.get("mp", ""), h.get("vp", ""),
+                     a.get("vp", ""), m["outcome"] or "",
+                     labels[m["winner"]][0] if m["winner"] else "",
+                     labels[m["offender"]][0] if m["offender"] else ""]
+                )  # fmt: skip
+    return _csv(rows)
+
+
+def visible_tournaments(user):
+    """Public tournaments, plus those the user organizes or referees (all for staff)."""
+    qs = Tournament.objects.all()
+    if user is None or not user.is_authenticated:
+        return qs.filter(is_public=True)
+    if user.is_staff:
+        return qs
+    from django.db.models import Q
+
+    return qs.filter(Q(is_public=True) | Q(organizers=user) | Q(referees=user)).distinct()
+
+
+def range_document(tournaments) -> dict:
+    return {
+        "format": RANGE_FORMAT,
+        "tournaments": [build_document(t) for t in tournaments],
+    }
+
+
+def now():
+    return timezone.now()

@@ -1,0 +1,171 @@
+"""Rating pages and the federation export endpoints (thin: the work is in ``services``)."""
+
+import hashlib
+import json
+import logging
+from datetime import UTC, date, datetime, timedelta
+
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
+from django.utils.http import http_date
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ratings.models import Pool
+from ratings.services import export, queries
+from tournaments.models import Player
+
+logger = logging.getLogger(__name__)
+
+MAX_RANGE_DAYS = 400
+EPOCH = datetime(2000, 1, 1, tzinfo=UTC)  # Last-Modified of an empty range
+CONTENT_TYPES = {
+    "json": "application/json",
+    "standings.csv": "text/csv; charset=utf-8",
+    "results.csv": "text/csv; charset=utf-8",
+}
+
+
+class ExportRangeError(ValueError):
+    """A date range a puller sent that we cannot serve (a 400 with this message)."""
+
+
+# --- pages ------------------------------------------------------------------------------------
+
+
+@require_GET
+def leaderboard(request):
+    pool = request.GET.get("pool") or Pool.SINGLES
+    if pool not in Pool.values:
+        raise Http404("unknown pool")
+    rows = queries.leaderboard(pool)
+    return render(
+        request,
+        "ratings/leaderboard.html",
+        {
+            "pool": pool,
+            "pools": Pool.choices,
+            "rows": rows,
+            "min_games": queries.MIN_GAMES,
+            "active_days": queries.ACTIVE_DAYS,
+            "levels": queries.skill_levels(),
+        },
+    )
+
+
+@require_GET
+def player(request, player_id):
+    person = get_object_or_404(Player, pk=player_id)
+    ratings = queries.player_ratings(person)
+    return render(
+        request,
+        "ratings/player.html",
+        {
+            "player": person,
+            "ratings": ratings,
+            "solo": [s for s in ratings if s.rating.partner_id is None],
+            "units": [s for s in ratings if s.rating.partner_id is not None],
+        },
+    )
+
+
+# --- export -----------------------------------------------------------------------------------
+
+
+def _respond(request, rendered, kind, *, filename, public):
+    last_modified = int(rendered.last_modified.timestamp())
+    response = get_conditional_response(request, etag=rendered.etag, last_modified=last_modified)
+    if response is None:
+        response = HttpResponse(rendered.body, content_type=CONTENT_TYPES[kind])
+        if kind != "json":
+            response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["ETag"] = rendered.etag
+    response["Last-Modified"] = http_date(last_modified)
+    if public:
+        patch_cache_control(response, public=True, max_age=60)
+    else:
+        patch_cache_control(response, private=True, max_age=0)
+    patch_vary_headers(response, ["Cookie", "Authorization"])
+    return response
+
+
+def _visible(request, slug):
+    tournament = export.visible_tournaments(request.user).filter(slug=slug).first()
+    if tournament is None:
+        raise Http404("No such tournament")
+    return tournament
+
+
+@require_GET
+def tournament_export(request, slug, kind="json"):
+    tournament = _visible(request, slug)
+    rendered = export.rendered(tournament, kind)
+    return _respond(
+        request,
+        rendered,
+        kind,
+        filename=f"{tournament.slug}-{kind.replace('.csv', '')}.csv",
+        public=tournament.is_public,
+    )
+
+
+def _parse_range(params):
+    try:
+        start = date.fromisoformat(params.get("from", ""))
+        end = date.fromisoformat(params.get("to", ""))
+    except ValueError as exc:
+        raise ExportRangeError(_("Give the dates as from=YYYY-MM-DD and to=YYYY-MM-DD.")) from exc
+    if end < start:
+        raise ExportRangeError(_("The end of the range comes before its start."))
+    if end - start > timedelta(days=MAX_RANGE_DAYS):
+        raise ExportRangeError(
+            _("Ask for at most %(days)d days at a time.") % {"days": MAX_RANGE_DAYS}
+        )
+    return start, end
+
+
+class ExportResultsAPI(APIView):
+    """``GET /api/v1/export/results?from=&to=``: every visible tournament starting in the range,
+    as ``scopa-results-export/1`` (a list of ``scopa-tournament-export/1`` documents), with an
+    ETag and Last-Modified for cheap conditional pulls."""
+
+    permission_classes = [AllowAny]
+
+    def get(self, request):
+        try:
+            start, end = _parse_range(request.query_params)
+        except ExportRangeError as exc:
+            return Response({"detail": str(exc)}, status=400)
+        tournaments = list(
+            export.visible_tournaments(request.user)
+            .filter(start_date__gte=start, start_date__lte=end)
+            .order_by("start_date", "slug")
+        )
+        parts = [export.rendered(t, "json") for t in tournaments]
+        doc = {
+            "format": export.RANGE_FORMAT,
+            "from": start.isoformat(),
+            "to": end.isoformat(),
+            "tournaments": [json.loads(p.body) for p in parts],
+        }
+        body = export.dumps(doc)
+        rendered = export.Rendered(
+            body,
+            '"' + hashlib.sha256(body).hexdigest()[:32] + '"',
+            max((p.last_modified for p in parts), default=EPOCH),
+        )
+        public = all(t.is_public for t in tournaments)
+        return _respond(request, rendered, "json", filename="results.json", public=public)
+
+
+class ExportTournamentAPI(APIView):
+    """``GET /api/v1/export/tournaments/<slug>``: the same document as ``/export/v1/``."""
+
+    permission_classes = [AllowAny]
+
+    def get(self, request, slug):
+        return tournament_export(request._request, slug)
