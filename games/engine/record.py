@@ -8,12 +8,13 @@ cannot say (40 distinct cards, seats in range). Everything a user can send ends 
 import json
 import logging
 import re
+from functools import lru_cache
 from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from .cards import CARD_INDEX
+from .cards import CARD_CODES, CARD_INDEX
 from .errors import RecordError
 from .presets import PRESETS
 
@@ -24,6 +25,9 @@ VARIANTS = tuple(PRESETS["variants"])
 DEFAULT_OPTIONS = PRESETS["default_options"]
 SEAT_COUNTS = (2, 3, 4, 6)
 
+# The 40 card codes as a Literal: msgspec checks them in C while decoding, and the JSON Schema
+# lists them.
+CardCode = Literal.__getitem__(CARD_CODES)
 NonNegInt = Annotated[int, Meta(ge=0)]
 PositiveInt = Annotated[int, Meta(ge=1)]
 NonNegNumber = Annotated[float, Meta(ge=0)]
@@ -32,7 +36,7 @@ DeckStyle = Literal[
 ]
 
 
-class OptionsInput(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class OptionsInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     """Options as written in a record: every name optional, unknown names rejected."""
 
     rebello: bool | UnsetType = UNSET
@@ -72,42 +76,52 @@ class Options(Struct, frozen=True, kw_only=True):
         return msgspec.structs.asdict(self)
 
 
-class ClockInput(Struct, forbid_unknown_fields=True, omit_defaults=True):
+_OPTION_NAMES = OptionsInput.__struct_fields__
+
+
+@lru_cache(maxsize=256)
+def _resolved_options(variant: str, given: tuple) -> Options:
+    values = dict(DEFAULT_OPTIONS[variant])
+    values.update({k: v for k, v in zip(_OPTION_NAMES, given, strict=True) if v is not UNSET})
+    return Options(**values)
+
+
+class ClockInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     move_s: NonNegNumber
     bank_s: NonNegNumber = 0
     total_s: NonNegNumber | UnsetType = UNSET
 
 
 class PlayInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
-    card: str
-    take: list[str] = []
+    card: CardCode
+    take: list[CardCode] = []
     seat: int | UnsetType = UNSET
     t_ms: NonNegInt | UnsetType = UNSET
 
 
-class DealInput(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class DealInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     dealer: int
-    deck: list[str]
+    deck: list[CardCode]
     plays: list[PlayInput] = []
     declared: list[int] | UnsetType = UNSET
     void: bool = False
     start_ms: NonNegInt | UnsetType = UNSET
 
 
-class EndInput(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class EndInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     target: PositiveInt | UnsetType = UNSET
     deals: PositiveInt | UnsetType = UNSET
     time_limit_s: NonNegNumber | UnsetType = UNSET
 
 
-class OutcomeInput(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class OutcomeInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     kind: Literal["completed", "timeout", "abandon"]
     seat: int | UnsetType = UNSET
     time_up_in_deal: NonNegInt | UnsetType = UNSET
     t_ms: NonNegInt | UnsetType = UNSET
 
 
-class RecordInput(Struct, forbid_unknown_fields=True, omit_defaults=True):
+class RecordInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
     """The whole document, exactly as `docs/record-schema.json` publishes it."""
 
     schema: Literal["scopa-match/1"]
@@ -130,13 +144,35 @@ class Play(Struct, gc=False):
     t_ms: int | None
 
 
-class Deal(Struct):
-    dealer: int
-    deck: tuple
-    plays: list
-    declared: list | None
-    void: bool
-    start_ms: int | None
+class Deal:
+    """One recorded deal, deck as card ints. `raw_plays` are the decoded inputs (card codes), which
+    the verifier's hot loop reads directly; `plays` converts them to `Play` on first use."""
+
+    __slots__ = ("_plays", "dealer", "declared", "deck", "raw_plays", "start_ms", "void")
+
+    def __init__(self, dealer, deck, raw_plays, declared, void, start_ms):
+        self.dealer = dealer
+        self.deck = deck
+        self.raw_plays = raw_plays
+        self.declared = declared
+        self.void = void
+        self.start_ms = start_ms
+        self._plays = None
+
+    @property
+    def plays(self) -> list[Play]:
+        if self._plays is None:
+            index = CARD_INDEX
+            self._plays = [
+                Play(
+                    index[play.card],
+                    tuple([index[code] for code in play.take]),
+                    None if play.seat is UNSET else play.seat,
+                    None if play.t_ms is UNSET else play.t_ms,
+                )
+                for play in self.raw_plays
+            ]
+        return self._plays
 
 
 class MatchRecord(Struct):
@@ -164,6 +200,7 @@ def sides_for(seat_count: int) -> int:
 
 _DECODER = msgspec.json.Decoder(RecordInput)
 _AT_PATH = re.compile(r"^(?P<text>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
+_CARD_PATH = re.compile(r"(\.deck\[\d+\]|\.card|\.take\[\d+\])$")
 _FIELD_IN_TEXT = re.compile(r"field `(?P<name>[^`]*)`")
 
 
@@ -190,6 +227,8 @@ def _record_error_from_validation(exc: msgspec.ValidationError) -> RecordError:
         return RecordError("unknown_variant", path, value=value or "?", detail=text)
     if in_options:
         return RecordError("option_type", path, detail=text)
+    if value and _CARD_PATH.search(path):
+        return RecordError("unknown_card", path, value=value)
     if text.startswith("Expected `") and "`, got `" in text:
         return RecordError("wrong_type", path, detail=text)
     return RecordError("invalid_value", path, detail=text)
@@ -266,7 +305,7 @@ def _build(raw: RecordInput) -> MatchRecord:
             raise RecordError("deck_size", f"{where}.deck", count=len(deck_codes))
         try:
             deck = tuple([card_index[code] for code in deck_codes])
-        except KeyError:
+        except KeyError:  # only when a dict bypassed msgspec's card check
             deck = tuple(_card(code, f"{where}.deck[{i}]") for i, code in enumerate(deck_codes))
         if len(set(deck)) != 40:
             seen = set()
@@ -274,24 +313,13 @@ def _build(raw: RecordInput) -> MatchRecord:
                 if card in seen:
                     raise RecordError("duplicate_card", f"{where}.deck[{i}]", value=deck_codes[i])
                 seen.add(card)
-        plays = []
-        for p, play in enumerate(deal.plays):
-            card = card_index.get(play.card)
-            if card is None:
-                card = _card(play.card, f"{where}.plays[{p}].card")
-            try:
-                take = tuple([card_index[code] for code in play.take])
-            except KeyError:
-                take = tuple(
-                    _card(code, f"{where}.plays[{p}].take[{i}]") for i, code in enumerate(play.take)
-                )
-            seat = play.seat
-            if seat is UNSET:
-                seat = None
-            else:
-                _seat(seat, seat_count, f"{where}.plays[{p}].seat")
-            t_ms = None if play.t_ms is UNSET else play.t_ms
-            plays.append(Play(card, take, seat, t_ms))
+        plays = deal.plays
+        seats_named = {play.seat for play in plays}
+        seats_named.discard(UNSET)
+        if seats_named and (min(seats_named) < 0 or max(seats_named) >= seat_count):
+            for p, play in enumerate(plays):
+                if play.seat is not UNSET:
+                    _seat(play.seat, seat_count, f"{where}.plays[{p}].seat")
         declared = None
         if deal.declared is not UNSET:
             declared = deal.declared

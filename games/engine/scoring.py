@@ -122,7 +122,40 @@ def deal_units(rules: Rules, masks) -> list:
 
 
 def score_deal(rules: Rules, masks, scope) -> tuple[list, list]:
-    """Points per side and the breakdown per side {category: points} of a finished deal."""
+    """Points per side and the breakdown per side {category: points} of a finished deal.
+
+    The classic variants are computed directly (this runs once per deal in the verifier's hot
+    path); a test keeps it equal to the sum of `deal_units`.
+    """
+    n = len(masks)
+    if rules.fifteen:
+        return _score_from_units(rules, masks, scope)
+    carte = _strict_best([m.bit_count() for m in masks])
+    denari = _strict_best([(m & DENARI_MASK).bit_count() for m in masks])
+    settebello = _holder(masks, BIT[SETTEBELLO])
+    primiera = primiera_winner(masks, rules.compare_present)
+    rebello = _holder(masks, BIT[REBELLO]) if rules.rebello else None
+    breakdown = []
+    points = []
+    for side in range(n):
+        row = {
+            "scope": scope[side],
+            "carte": 1 if carte == side else 0,
+            "denari": 1 if denari == side else 0,
+            "settebello": 1 if settebello == side else 0,
+            "primiera": 1 if primiera == side else 0,
+        }
+        if rules.rebello:
+            row["rebello"] = 1 if rebello == side else 0
+        if rules.napola:
+            run = napola_run(masks[side])
+            row["napola"] = run if run >= 3 else 0
+        breakdown.append(row)
+        points.append(sum(row.values()))
+    return points, breakdown
+
+
+def _score_from_units(rules: Rules, masks, scope) -> tuple[list, list]:
     n = len(masks)
     cats = categories(rules)
     breakdown = [dict.fromkeys(cats, 0) for _ in range(n)]

@@ -11,7 +11,8 @@ from msgspec import UNSET
 from .clock import check_clock, check_time_limit
 from .errors import LANGS, PlayError, RecordError
 from .record import MatchRecord, parse_record, sides_for
-from .rules import check_take, rules_for
+from .cards import BIT, CARD_INDEX, RANK_OF
+from .rules import check_take, is_ace_sweep, rules_for
 from .scoring import interrupted_deal, score_deal
 from .state import PLAYS_PER_DEAL, DealState
 
@@ -67,27 +68,132 @@ def replay_deal(rules, deal, d: int, seat_count: int, side_count: int):
     if deal.void:
         if not state.void:
             return state, PlayError("not_void", d, None, kings=state.table_kings)
-        if deal.plays:
+        if deal.raw_plays:
             return state, PlayError("void_with_plays", d, 0)
         return state, None
     if state.void:
         return state, PlayError("must_be_void", d, None, kings=state.table_kings)
+    problem = _fast_replay(rules, state, deal.raw_plays, seat_count, side_count)
+    if problem is None:
+        return state, None
+    code, p, params = problem
+    return state, PlayError(code, d, p, **params)
+
+
+def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: int):
+    """The replay hot loop: DealState.apply and check_take inlined on local variables.
+
+    Accepts exactly what check_take accepts (anything unusual, and every error, goes through
+    check_take itself); the property tests compare both with legal_moves.
+    """
     hands = state.hands
-    apply = state.apply
-    for p, play in enumerate(deal.plays):
-        if state.played >= PLAYS_PER_DEAL:
-            return state, PlayError("extra_plays", d, p)
-        seat = state.to_move
-        if play.seat is not None and play.seat != seat:
-            return state, PlayError("wrong_seat", d, p, expected=seat, got=play.seat)
-        card = play.card
-        if card not in hands[seat]:
-            return state, PlayError("card_not_in_hand", d, p, card=card, seat=seat)
-        problem = check_take(rules, card, state.table, play.take)
-        if problem is not None:
-            return state, PlayError(problem[0], d, p, **problem[1])
-        apply(card, play.take)
-    return state, None
+    table = state.table
+    captured = state.captured
+    scope = state.scope
+    capture_count = state.capture_count
+    last_capture_at = state.last_capture_at
+    deck = state.deck
+    rank_of = RANK_OF
+    bit = BIT
+    fifteen = rules.fifteen
+    aces = rules.aces_take_all
+    forced = rules.forced_capture
+    round_size = state.round_size
+    seat = state.to_move
+    played = state.played
+    deck_pos = state.deck_pos
+    last_capturer = state.last_capturer
+    first_seat = (state.dealer + 1) % seat_count
+    card_index = CARD_INDEX
+    unset = UNSET
+    problem = None
+    reach = 1  # bitset of sums of subsets of the table (bit 0: the empty set)
+    for c in table:
+        reach = (reach | reach << rank_of[c]) & 0xFFFF
+    for p, play in enumerate(plays):
+        if played >= PLAYS_PER_DEAL:
+            problem = ("extra_plays", p, {})
+            break
+        if play.seat is not unset and play.seat != seat:
+            problem = ("wrong_seat", p, {"expected": seat, "got": play.seat})
+            break
+        card = card_index[play.card]
+        hand = hands[seat]
+        if card not in hand:
+            problem = ("card_not_in_hand", p, {"card": card, "seat": seat})
+            break
+        take = play.take
+        if take:
+            take = [card_index[code] for code in take]
+        rank = rank_of[card]
+        legal = False
+        sweep = False
+        if not take:
+            if fifteen:
+                legal = not forced or not (reach >> (15 - rank) & 1)
+            elif not (aces and rank == 1 and table):
+                legal = not (reach >> rank & 1)
+        elif len(take) == 1 and not fifteen:
+            taken = take[0]
+            legal = rank_of[taken] == rank and taken in table
+        else:
+            total = 0
+            on_table = True
+            for c in take:
+                total += rank_of[c]
+                if c not in table:
+                    on_table = False
+            if on_table and len(set(take)) == len(take):
+                if fifteen:
+                    legal = total + rank == 15
+                elif aces and rank == 1:
+                    legal = False  # ace rules: leave to check_take
+                elif total == rank:
+                    legal = True
+                    for c in table:
+                        if rank_of[c] == rank:
+                            legal = False
+                            break
+        if not legal:
+            found = check_take(rules, card, table, tuple(take))
+            if found is not None:
+                problem = (found[0], p, found[1])
+                break
+            sweep = aces and rank == 1 and bool(table) and is_ace_sweep(rules, card, table)
+        hand.remove(card)
+        if take:
+            side = seat % side_count
+            mask = bit[card]
+            for c in take:
+                table.remove(c)
+                mask |= bit[c]
+            captured[side] |= mask
+            capture_count[side] += 1
+            last_capturer = side
+            last_capture_at[side] = played
+            if not table and not sweep and played != PLAYS_PER_DEAL - 1:
+                scope[side] += 1
+            reach = 1
+            for c in table:
+                reach = (reach | reach << rank_of[c]) & 0xFFFF
+        else:
+            table.append(card)
+            reach = (reach | reach << rank) & 0xFFFF
+        played += 1
+        seat += 1
+        if seat == seat_count:
+            seat = 0
+        if played % round_size == 0 and played < PLAYS_PER_DEAL:
+            for i in range(round_size):
+                hands[(first_seat + i) % seat_count].append(deck[deck_pos + i])
+            deck_pos += round_size
+    state.played = played
+    state.to_move = seat
+    state.deck_pos = deck_pos
+    state.last_capturer = last_capturer
+    if played == PLAYS_PER_DEAL:
+        state._finish()
+    return problem
 
 
 class MatchProgress:

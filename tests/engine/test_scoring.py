@@ -187,3 +187,23 @@ class TestSecuredPoints:
         assert breakdown[0]["napola"] == 4
         napola = [v for c, v in unsecured if c == "napola"]
         assert napola == [1]  # only the 5th denaro can still go either way; 6D on breaks the run
+
+
+def test_direct_classic_scoring_equals_the_sum_of_units():
+    import random
+
+    from games.engine.scoring import _score_from_units
+
+    rng = random.Random(4)
+    for variant, options in (
+        ("scopa", {}),
+        ("scopa", {"rebello": True, "napola": True}),
+        ("scopa-d-assi", {"primiera_missing_suit": "compare_present"}),
+    ):
+        for sides in (2, 3):
+            for _ in range(300):
+                owner = [rng.randrange(sides) for _ in range(40)]
+                masks = [sum(1 << c for c in range(40) if owner[c] == s) for s in range(sides)]
+                scope = [rng.randrange(3) for _ in range(sides)]
+                r = rules(variant, **options)
+                assert score_deal(r, masks, scope) == _score_from_units(r, masks, scope)
