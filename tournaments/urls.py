@@ -4,7 +4,8 @@
 ``include((desk_urlpatterns, "desk"))`` under ``desk/``.
 """
 
-from django.urls import path
+from django.contrib.auth import views as auth_views
+from django.urls import path, reverse_lazy
 
 from tournaments.views import desk, public
 
@@ -21,6 +22,16 @@ public_urlpatterns = [
 
 desk_urlpatterns = [
     path("", desk.desk_home, name="home"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(template_name="tournaments/desk/login.html"),
+        name="login",
+    ),
+    path(
+        "logout/",
+        auth_views.LogoutView.as_view(next_page=reverse_lazy("public:home")),
+        name="logout",
+    ),
     path("<slug:slug>/", desk.tournament_desk, name="tournament"),
     path("<slug:slug>/stage/<int:stage_id>/generate/", desk.generate_stage, name="generate"),
     path("<slug:slug>/stage/<int:stage_id>/close/", desk.close_stage, name="close"),

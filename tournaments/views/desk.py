@@ -8,7 +8,7 @@ and show refusals (``TournamentError``) as messages, so nothing a user sends giv
 import logging
 
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
+from django.contrib.auth.decorators import login_required as _login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.http import Http404
@@ -27,6 +27,11 @@ SCOPA15_CATEGORIES = ("scope", "carte", "denari", "settebello", "sevens")
 MIN_ROWS = 3
 EXTRA_ROWS = 2
 MAX_ROWS = 40
+
+
+def login_required(view):
+    """Organizers log in on the desk's own page (the admin's accepts staff only)."""
+    return _login_required(view, login_url="desk:login")
 
 
 class _DryRun(Exception):
@@ -64,9 +69,30 @@ def tournament_desk(request, slug):
         "stages": stages,
         "missing": sel.missing_results(tournament),
         "submissions": sel.submissions_needing_attention(tournament),
-        "changes": sel.recent_changes(tournament),
+        "changes": _labelled(sel.recent_changes(tournament)),
     }
     return render(request, "tournaments/desk/tournament.html", context)
+
+
+def _action_labels():
+    return {
+        "result.entered": _("Result entered"),
+        "result.verified": _("Verified record applied"),
+        "result.deleted": _("Result deleted"),
+        "stage.closed": _("Stage closed"),
+        "bracket.generated": _("Bracket generated"),
+        "rounds.generated": _("Rounds generated"),
+        "groups.created": _("Groups created"),
+        "lines.added": _("Lines added"),
+        "tournament.created": _("Tournament created"),
+    }
+
+
+def _labelled(changes):
+    labels = _action_labels()
+    for change in changes:
+        change.action_label = labels.get(change.action, change.action)
+    return changes
 
 
 @login_required

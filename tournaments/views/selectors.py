@@ -421,7 +421,7 @@ def submissions_needing_attention(tournament, limit=200):
     )
 
 
-def recent_changes(tournament, limit=50):
+def recent_changes(tournament, limit=30):
     return list(
         ChangeLog.objects.filter(tournament=tournament)
         .select_related("user", "match__home", "match__away")

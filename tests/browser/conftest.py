@@ -1,0 +1,132 @@
+"""Headless Chromium (Debian's package) driven by Playwright against pytest-django's live server.
+
+Skipped with a reason when Chromium is not installed; CI installs it. Never runs
+``playwright install``: the system browser is used through ``executable_path``.
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command, get_commands
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+        pytest.skip("Chromium is not installed here (apt-get install -y chromium); CI installs it")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed (pip install -e '.[dev]')")
+    # Playwright's sync API runs an event loop in this thread; the ORM calls the tests make
+    # between page actions are still plain synchronous calls.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+    if previous is None:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
+
+
+@pytest.fixture
+def page_factory(browser, live_server):
+    """New pages at a given viewport and locale, closed after the test."""
+    contexts = []
+
+    def make(width=1200, height=900, locale="it-IT"):
+        context = browser.new_context(
+            viewport={"width": width, "height": height},
+            locale=locale,
+            base_url=live_server.url,
+        )
+        contexts.append(context)
+        return context.new_page()
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def _demo_from_factories():
+    from tests.pages.factories import add_verified_record, build_tournament, play_stage
+    from tournaments.models import Match
+    from tournaments.services import schedule
+
+    tournament = build_tournament(16, slug="demo", groups=4)
+    schedule.close_stage(tournament.stages.get(order=1), per_group=2)
+    knockout = tournament.stages.get(order=2)
+    play_stage(knockout, limit=4)
+    semi = Match.objects.filter(
+        round__stage=knockout, home__isnull=False, away__isnull=False, status="scheduled"
+    ).first()
+    add_verified_record(semi, seed=7)
+    return tournament
+
+
+def _ensure_a_replay(tournament):
+    """seed_demo stores verdicts but (so far) no Submission rows: give one group match a
+    standing verified record, so the replay viewer has something to step through."""
+    from games.models import Submission
+    from tests.pages.factories import add_verified_record
+    from tournaments.models import Match
+    from tournaments.services import results
+
+    if Submission.objects.filter(
+        match__round__stage__tournament=tournament, is_standing=True, state="verified"
+    ).exists():
+        return
+    match = (
+        Match.objects.filter(round__stage__tournament=tournament, group__isnull=False)
+        .exclude(away__isnull=True)
+        .order_by("round__number", "table_number")
+        .first()
+    )
+    results.delete_result(match)
+    add_verified_record(match, seed=7)
+
+
+@pytest.fixture
+def demo(transactional_db, live_server):
+    """The public demo tournament of ``seed_demo`` (or a look-alike until it exists)."""
+    from django.core.cache import cache
+
+    from tournaments.models import Tournament, VPTable
+    from tournaments.services.vp import load_default_tables
+
+    cache.clear()
+    if not VPTable.objects.exists():  # a previous live-server test flushed the migration's rows
+        load_default_tables()
+    if "seed_demo" in get_commands():
+        call_command("seed_demo", verbosity=0)
+        tournament = Tournament.objects.filter(is_public=True).order_by("-id").first()
+        _ensure_a_replay(tournament)
+    else:
+        tournament = _demo_from_factories()
+    yield tournament
+    cache.clear()
+
+
+def save_screenshot(page, name):
+    """Write docs/screenshots/<name>.png when SAVE_SCREENSHOTS=1 (the README shows them)."""
+    if os.environ.get("SAVE_SCREENSHOTS") == "1":
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
