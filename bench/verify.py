@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engine import simulate_match, verify_document  # noqa: E402
+from games.engine import simulate_match, verify_document
 
 
 def cpu_model() -> str:

@@ -148,7 +148,7 @@ class Deal:
     """One recorded deal, deck as card ints. `raw_plays` are the decoded inputs (card codes), which
     the verifier's hot loop reads directly; `plays` converts them to `Play` on first use."""
 
-    __slots__ = ("_plays", "dealer", "declared", "deck", "raw_plays", "start_ms", "void")
+    __slots__ = ("_plays", "dealer", "deck", "declared", "raw_plays", "start_ms", "void")
 
     def __init__(self, dealer, deck, raw_plays, declared, void, start_ms):
         self.dealer = dealer

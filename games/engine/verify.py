@@ -8,10 +8,10 @@ import logging
 
 from msgspec import UNSET
 
+from .cards import BIT, CARD_INDEX, RANK_OF
 from .clock import check_clock, check_time_limit
 from .errors import LANGS, PlayError, RecordError
 from .record import MatchRecord, parse_record, sides_for
-from .cards import BIT, CARD_INDEX, RANK_OF
 from .rules import check_take, is_ace_sweep, rules_for
 from .scoring import interrupted_deal, score_deal
 from .state import PLAYS_PER_DEAL, DealState
