@@ -168,17 +168,40 @@ def test_recompute_from_a_date_equals_full(league):
     assert RatingRun.objects.filter(kind="replay").exists()
 
 
-@pytest.mark.django_db(transaction=True)
-def test_signal_enqueues_the_rating_update(world, settings):
-    from config.celery import app
+def test_signal_enqueues_the_rating_update(world, eager_celery):
     from tournaments.signals import match_result_changed
 
-    app.conf.task_always_eager = True
-    try:
-        a, b = world.player(), world.player()
-        t = world.tournament("sig")
-        m = world.play(t, 1, world.line(a), world.line(b), 11, 0)
-        match_result_changed.send(sender=type(m), match=m)
-        assert rating(a).wins == 1
-    finally:
-        app.conf.task_always_eager = settings.CELERY_TASK_ALWAYS_EAGER
+    a, b = world.player(), world.player()
+    t = world.tournament("sig")
+    m = world.play(t, 1, world.line(a), world.line(b), 11, 0)
+    match_result_changed.send(sender=type(m), match=m)
+    assert rating(a).wins == 1
+
+
+def test_results_entered_and_corrected_through_the_services(
+    world, eager_celery, django_capture_on_commit_callbacks
+):
+    """enter_result → match_result_changed on commit → Celery task → ratings; a correction
+    replays and lands on the same numbers as a full recompute."""
+    from tournaments.services.results import enter_result
+
+    a, b, c = world.player(), world.player(), world.player()
+    la, lb, lc = world.line(a), world.line(b), world.line(c)
+    t = world.tournament("svc")
+    m1 = world.match(t, 1, la, lb)
+    m2 = world.match(t, 2, lb, lc)
+
+    def deal(home, away):
+        return [{"points": [home, away], "breakdown": [{"scope": home}, {"scope": away}]}]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        enter_result(m2, deal(11, 3))
+    with django_capture_on_commit_callbacks(execute=True):
+        enter_result(m1, deal(11, 5))  # earlier round, arrives late: replay
+    assert rating(a).wins == 1 and rating(b).games == 2
+    with django_capture_on_commit_callbacks(execute=True):
+        enter_result(m1, deal(2, 11))  # corrected
+    assert rating(a).losses == 1 and rating(b).wins == 2
+    corrected = snapshot()
+    recompute()
+    assert snapshot() == corrected
