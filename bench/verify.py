@@ -3,7 +3,10 @@
 2-player scopa, 11-point matches from the simulator, fed as JSON bytes to `verify_document`
 (the same call the CLI and the workers make). Usage:
 
-    .venv/bin/python bench/verify.py [--matches 400] [--repeat 3] [--profile]
+    .venv/bin/python bench/verify.py [--matches 400] [--repeat 3] [--profile] [--compare-parsers]
+
+`--compare-parsers` times decoding alone with msgspec (what the engine uses) and with an
+equivalent strict pydantic v2 model, the measurement behind the choice of msgspec.
 """
 
 import argparse
@@ -50,11 +53,85 @@ def run_once(records: list[bytes]) -> tuple[float, float]:
     return time.process_time() - start_cpu, time.perf_counter() - start_wall
 
 
+def compare_parsers(records: list[bytes], deals: int, repeat: int) -> None:
+    """Decode-only cost per deal: msgspec structs vs the same shape in strict pydantic v2."""
+    from typing import Literal
+
+    from pydantic import BaseModel, ConfigDict, Field
+
+    from games.engine import CARD_CODES
+    from games.engine.record import _DECODER
+
+    card_code = Literal.__getitem__(CARD_CODES)
+
+    class Strict(BaseModel):
+        model_config = ConfigDict(extra="forbid", strict=True)
+
+    class Options(Strict):
+        rebello: bool | None = None
+        napola: bool | None = None
+        primiera_missing_suit: Literal["loses", "compare_present"] | None = None
+        void_three_kings: bool | None = None
+        forced_capture: bool | None = None
+        carte_viste: bool | None = None
+        carte_scoperte: bool | None = None
+        deck_style: str | None = None
+
+    class Play(Strict):
+        card: card_code
+        take: list[card_code] = []
+        seat: int | None = None
+        t_ms: int | None = None
+
+    class Deal(Strict):
+        dealer: int
+        deck: list[card_code]
+        plays: list[Play] = []
+        declared: list[int] | None = None
+        void: bool = False
+        start_ms: int | None = None
+
+    class End(Strict):
+        target: int | None = None
+        deals: int | None = None
+        time_limit_s: float | None = None
+
+    class Outcome(Strict):
+        kind: Literal["completed", "timeout", "abandon"]
+        seat: int | None = None
+        time_up_in_deal: int | None = None
+        t_ms: int | None = None
+
+    class Record(Strict):
+        schema_: Literal["scopa-match/1"] = Field(alias="schema")
+        variant: Literal["scopa", "scopa-d-assi", "scopa-15"]
+        end: End
+        seats: list[str]
+        deals: list[Deal]
+        options: Options = Options()
+        knockout: bool = False
+        outcome: Outcome = Outcome(kind="completed")
+
+    def timed(decode) -> float:
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.process_time()
+            for data in records:
+                decode(data)
+            best = min(best, time.process_time() - start)
+        return best / deals * 1e6
+
+    msgspec_us = timed(_DECODER.decode)
+    pydantic_us = timed(Record.model_validate_json)
+    print(f"decode only, µs per deal: msgspec {msgspec_us:.1f}, pydantic {pydantic_us:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=400)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="print the cProfile top 20")
+    parser.add_argument("--compare-parsers", action="store_true", help="msgspec vs pydantic")
     args = parser.parse_args()
     records, deals = corpus(args.matches)
     run_once(records[:20])  # warm caches
@@ -67,6 +144,8 @@ def main() -> None:
     print(f"matches/s: {len(records) / best:,.1f}")
     print(f"µs per deal: {best / deals * 1e6:.1f}")
     print(f"(CPU time, best of {args.repeat}; wall clock: {deals / best_wall:,.0f} deals/s)")
+    if args.compare_parsers:
+        compare_parsers(records, deals, args.repeat)
     if args.profile:
         profiler = cProfile.Profile()
         profiler.enable()
