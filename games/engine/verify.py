@@ -316,11 +316,12 @@ def _apply_penalty(entries, penalty, offender_side: int, side_count: int, totals
     else:
         entry = next((e for e in reversed(entries) if not e.get("void")), None)
     if entry is None:
-        entry = {
+        entry = {  # no deal was played: an entry of its own, so deals still add up to totals
             "points": [0] * side_count,
             "breakdown": [{} for _ in range(side_count)],
             "tiebreak": False,
             "void": False,
+            "penalty_only": True,
         }
         entries.append(entry)
     points = [0] * side_count
