@@ -10,7 +10,6 @@ With several server processes, point ``CACHE_URL`` at a shared cache (Redis).
 
 import hashlib
 import logging
-import time
 
 from django.core.cache import cache
 from django.dispatch import receiver
@@ -30,18 +29,19 @@ def _version_key(tournament_id):
 
 
 def tournament_version(tournament_id):
-    """The cache-side version of a tournament's pages (bumped by ``match_result_changed``)."""
-    key = _version_key(tournament_id)
-    version = cache.get(key)
-    if version is None:
-        version = time.time_ns()
-        cache.add(key, version, None)
-        version = cache.get(key, version)
-    return version
+    """The cache-side version of a tournament's pages (bumped by ``match_result_changed``).
+
+    Starts at 0 so that processes with separate caches agree on ETags until a bump.
+    """
+    return cache.get(_version_key(tournament_id), 0)
 
 
 def bump_tournament_version(tournament_id):
-    cache.set(_version_key(tournament_id), time.time_ns(), None)
+    key = _version_key(tournament_id)
+    try:
+        cache.incr(key)
+    except ValueError:  # not in the cache yet
+        cache.set(key, 1, None)
 
 
 @receiver(match_result_changed, dispatch_uid="tournaments.views.caching.bump")
