@@ -7,10 +7,11 @@ verifier's checks are tested against, so every record it writes must verify as l
 import random
 from types import SimpleNamespace
 
+import msgspec
 from msgspec import UNSET
 
 from .cards import BIT, CARD_CODES, DENARI_MASK, RANK_OF, SETTEBELLO
-from .record import SCHEMA_ID, SEAT_COUNTS, VARIANTS, Options, sides_for
+from .record import SCHEMA_ID, SEAT_COUNTS, VARIANTS, Options, OptionsInput, sides_for
 from .rules import rules_for
 from .scoring import score_deal
 from .state import PLAYS_PER_DEAL, DealState
@@ -71,6 +72,10 @@ def simulate_match(
         raise ValueError(f"seats must be one of {SEAT_COUNTS}")
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}")
+    try:
+        msgspec.convert(options or {}, OptionsInput, strict=True)
+    except msgspec.ValidationError as exc:
+        raise ValueError(f"bad options: {exc}") from None
     end = dict(end or _default_end(variant))
     result = _simulate(variant, seats, options, end, knockout, seed, policy, outcome, clock, None)
     if outcome and result.pop("_ended_before_outcome", False):
