@@ -28,7 +28,7 @@ def _deals(home, away):
     return [{"points": [home, away], "breakdown": [{"scope": home}, {"scope": away}]}]
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("repeat", range(3))
 def test_two_users_enter_the_same_match_at_once(repeat):
     match = _setup()

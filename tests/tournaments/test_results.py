@@ -267,7 +267,7 @@ def test_delete_result_clears_the_slot_it_filled():
     assert stored(first_round[0])[:2] == (0, 0)
 
 
-@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+@pytest.mark.django_db(transaction=True)
 def test_signal_is_sent_after_commit():
     match = group_match()
     received = []
