@@ -110,10 +110,12 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
     reach = 1  # bitset of sums of subsets of the table (bit 0: the empty set)
     for c in table:
         reach = (reach | reach << rank_of[c]) & 0xFFFF
+    extra_at = None
+    if len(plays) > PLAYS_PER_DEAL - played:
+        extra_at = PLAYS_PER_DEAL - played
+        plays = plays[:extra_at]
+    round_left = round_size - played % round_size
     for p, play in enumerate(plays):
-        if played >= PLAYS_PER_DEAL:
-            problem = ("extra_plays", p, {})
-            break
         if play.seat is not unset and play.seat != seat:
             problem = ("wrong_seat", p, {"expected": seat, "got": play.seat})
             break
@@ -183,10 +185,15 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
         seat += 1
         if seat == seat_count:
             seat = 0
-        if played % round_size == 0 and played < PLAYS_PER_DEAL:
-            for i in range(round_size):
-                hands[(first_seat + i) % seat_count].append(deck[deck_pos + i])
-            deck_pos += round_size
+        round_left -= 1
+        if not round_left:
+            round_left = round_size
+            if played < PLAYS_PER_DEAL:
+                for i in range(round_size):
+                    hands[(first_seat + i) % seat_count].append(deck[deck_pos + i])
+                deck_pos += round_size
+    if problem is None and extra_at is not None:
+        problem = ("extra_plays", extra_at, {})
     state.played = played
     state.to_move = seat
     state.deck_pos = deck_pos
