@@ -516,7 +516,7 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
         sides=side_count,
         seats=list(record.seats),
         end={"reason": end_reason if valid else None, "deal": match.end_deal if valid else None},
-        penalty=penalty,
+        penalty=penalty if penalty and "offender_side" in penalty else None,
         clock=clock_findings,
         lang=lang,
     )
