@@ -13,7 +13,7 @@ from .clock import check_clock, check_time_limit
 from .errors import LANGS, PlayError, RecordError
 from .record import MatchRecord, parse_record, sides_for
 from .rules import check_take, is_ace_sweep, rules_for
-from .scoring import interrupted_deal, score_deal
+from .scoring import categories, interrupted_deal, score_deal
 from .state import PLAYS_PER_DEAL, DealState
 
 logger = logging.getLogger(__name__)
@@ -399,9 +399,8 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
         if deal.void:
             expected_dealer = deal.dealer
             zero = [0] * side_count
-            entries.append(
-                {"points": zero, "breakdown": [{} for _ in zero], "tiebreak": False, "void": True}
-            )
+            empty = [dict.fromkeys(categories(rules), 0) for _ in zero]
+            entries.append({"points": zero, "breakdown": empty, "tiebreak": False, "void": True})
             if deal.declared is not None and deal.declared != zero:
                 mismatches.append({"deal": d, "declared": deal.declared, "verified": zero})
             continue

@@ -1,6 +1,7 @@
 """Every error code: unreadable records (RecordError) and illegal ones, with their positions."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -143,9 +144,10 @@ def test_four_kings_void_then_redeal_by_the_same_dealer_is_legal():
     match["deals"].insert(0, {"dealer": dealer, "deck": deck, "void": True})
     verdict = verify_document(match)
     assert verdict["valid"], verdict["errors"]
+    zero = {"scope": 0, "carte": 0, "denari": 0, "settebello": 0, "primiera": 0}
     assert verdict["deals"][0] == {
         "points": [0, 0],
-        "breakdown": [{}, {}],
+        "breakdown": [zero, zero],
         "tiebreak": False,
         "void": True,
     }
@@ -265,3 +267,10 @@ def test_every_code_has_both_languages():
     for catalog in (PLAY_MESSAGES, RECORD_MESSAGES):
         for code, (italian, english) in catalog.items():
             assert italian and english and italian != english, code
+
+
+def test_every_code_is_exercised_by_a_test():
+    here = Path(__file__).parent
+    text = "".join(path.read_text() for path in here.glob("test_*.py"))
+    for code in (*PLAY_MESSAGES, *RECORD_MESSAGES):
+        assert f'"{code}"' in text, code

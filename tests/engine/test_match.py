@@ -82,6 +82,23 @@ class TestDealsAndKnockout:
         assert match.winner == 0
 
 
+def test_three_sides_knockout_only_tied_leaders_play_tie_breaks():
+    match = progress(deals=1, knockout=True, sides=3)
+    play(match, 0, [5, 5, 2])
+    assert match.phase == "tiebreak" and match.contenders == [0, 1]
+    play(match, 1, [1, 1, 4])  # side 2 scores most but is not a contender
+    assert not match.over and match.contenders == [0, 1]
+    play(match, 2, [0, 3, 0])
+    assert match.winner == 1
+
+
+def test_three_contenders_after_the_third_tie_break():
+    match = progress(deals=1, knockout=True, sides=3)
+    for d in range(4):
+        play(match, d, [2, 2, 2], fake_state([20, 33, 35]))
+    assert match.over and match.winner == 0
+
+
 class TestTimeLimit:
     def test_time_up_deal_is_finished_and_the_side_ahead_wins(self):
         match = progress(target=21, time_up=1)
