@@ -11,7 +11,14 @@ class RatingsConfig(AppConfig):
     verbose_name = _("Ratings")
 
     def ready(self):
+        from django.db.models.signals import pre_delete
+
+        from ratings import signals
         from ratings.signals import on_match_result_changed
+        from tournaments.models import Stage, Tournament
+
+        pre_delete.connect(signals.on_tournament_deleted, sender=Tournament, dispatch_uid="r.t")
+        pre_delete.connect(signals.on_stage_deleted, sender=Stage, dispatch_uid="r.s")
 
         try:
             from tournaments.signals import match_result_changed

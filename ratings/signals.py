@@ -14,3 +14,38 @@ def on_match_result_changed(sender, match, **kwargs):
         update_match_rating.delay(match_id)
     except Exception:  # a broker outage must not break result entry; recompute catches up
         logger.exception("could not enqueue the rating update of match %s", match_id)
+
+
+def _schedule_replay(scope):
+    """After the deletion commits, replay from the deleted scope's first rated game."""
+    if scope is None:
+        return
+    from django.db import transaction
+
+    from ratings.services.ratings import key_to_json
+    from ratings.tasks import replay_after_delete
+
+    key, subjects = scope
+    args = (key_to_json(key), [[str(s.pool), s.player_id, s.partner_id] for s in subjects])
+
+    def enqueue():
+        try:
+            replay_after_delete.delay(*args)
+        except Exception:  # recompute_ratings repairs the cache later
+            logger.exception("could not enqueue the rating replay after a deletion")
+
+    transaction.on_commit(enqueue)
+
+
+def on_tournament_deleted(sender, instance, **kwargs):
+    from ratings.services.ratings import rated_scope
+
+    _schedule_replay(rated_scope(tournament_id_key=instance.pk))
+
+
+def on_stage_deleted(sender, instance, **kwargs):
+    from ratings.services.ratings import rated_scope
+
+    _schedule_replay(
+        rated_scope(tournament_id_key=instance.tournament_id, stage_order=instance.order)
+    )

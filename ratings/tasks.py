@@ -30,3 +30,16 @@ def recompute_ratings_from(day: str) -> None:
     from ratings.services.ratings import recompute, start_key_for_date
 
     recompute(start_key_for_date(date.fromisoformat(day)), reason=f"replay from {day}")
+
+
+@shared_task(name="ratings.replay_after_delete", acks_late=True)
+def replay_after_delete(key: list, subjects: list) -> None:
+    """Rated matches were deleted (with their tournament, stage or round): replay from there."""
+    from ratings.algorithms.rating import Pool, Subject
+    from ratings.services.ratings import key_from_json, recompute
+
+    recompute(
+        key_from_json(key),
+        reason="rated matches deleted",
+        extra_subjects=[Subject(Pool(p), a, b) for p, a, b in subjects],
+    )

@@ -400,8 +400,10 @@ def _latest_key() -> GameKey | None:
 
 
 def _lock() -> None:
-    RatingLock.objects.get_or_create(id=1)
-    RatingLock.objects.select_for_update().get(id=1)
+    """Serialize rating writers (the row comes from migration 0002; ``flush`` may remove it)."""
+    if not RatingLock.objects.select_for_update().filter(id=1).exists():
+        RatingLock.objects.get_or_create(id=1)
+        RatingLock.objects.select_for_update().get(id=1)
 
 
 def _finish(run: RatingRun, games: int, started: float) -> RatingRun:
@@ -412,9 +414,16 @@ def _finish(run: RatingRun, games: int, started: float) -> RatingRun:
 
 
 def recompute(
-    start: GameKey | None = None, params: Params = DEFAULT_PARAMS, reason: str = ""
+    start: GameKey | None = None,
+    params: Params = DEFAULT_PARAMS,
+    reason: str = "",
+    extra_subjects: Iterable[Subject] = (),
 ) -> RatingRun:
-    """Replay the log from ``start`` (or from the beginning) and rewrite the cache from there."""
+    """Replay the log from ``start`` (or from the beginning) and rewrite the cache from there.
+
+    ``extra_subjects`` are also reset to their last change before ``start``: the players of
+    deleted matches, whose changes the deletion already removed.
+    """
     started = time.perf_counter()
     with transaction.atomic():
         _lock()
@@ -430,7 +439,7 @@ def recompute(
             affected = {
                 _subject_of(*row)
                 for row in tail.values_list("pool", "player_id", "partner_id").distinct()
-            }
+            } | set(extra_subjects)
             tail.delete()
             RatedMatch.objects.filter(_change_key_filter(start)).delete()
             # Affected subjects fall back to their last change before ``start`` (or no rating).
@@ -508,6 +517,34 @@ def update_for_match(match_id: int, params: Params = DEFAULT_PARAMS) -> RatingRu
             return _finish(run, 1, started)
     start = min(k for k in (old_key, game.key if game else None) if k is not None)
     return recompute(start, params, reason=f"match {match_id} corrected or out of order")
+
+
+def key_to_json(key: GameKey) -> list:
+    return [key.played_on.isoformat(), *key[1:]]
+
+
+def key_from_json(data) -> GameKey:
+    return GameKey(date.fromisoformat(data[0]), *(int(x) for x in data[1:]))
+
+
+def rated_scope(**filters) -> tuple[GameKey, list[Subject]] | None:
+    """The first rated key and the rated subjects of a scope about to be deleted (a tournament,
+    stage or round: ``RatingChange`` field filters), or ``None`` if nothing there was rated."""
+    changes = RatingChange.objects.filter(**filters)
+    first = (
+        changes.order_by(
+            "played_on", "tournament_id_key", "stage_order", "round_number", "match_id"
+        )
+        .values_list("played_on", "tournament_id_key", "stage_order", "round_number", "match_id")
+        .first()
+    )
+    if first is None:
+        return None
+    subjects = [
+        _subject_of(*row)
+        for row in changes.values_list("pool", "player_id", "partner_id").distinct()
+    ]
+    return GameKey(*first), subjects
 
 
 def start_key_for_date(day: date) -> GameKey:

@@ -205,3 +205,18 @@ def test_results_entered_and_corrected_through_the_services(
     corrected = snapshot()
     recompute()
     assert snapshot() == corrected
+
+
+def test_deleting_a_rated_tournament_replays_the_rest(
+    league, eager_celery, django_capture_on_commit_callbacks
+):
+    recompute()
+    t1 = league["t"][0]
+    with django_capture_on_commit_callbacks(execute=True):
+        t1.delete()
+    after_delete = snapshot()
+    assert not RatingChange.objects.filter(tournament_id_key=t1.pk).exists()
+    recompute()
+    assert snapshot() == after_delete
+    # Player 5 only played singles in the deleted tournament: no singles rating is left.
+    assert not Rating.objects.filter(pool="singles", player=league["players"][5]).exists()
