@@ -259,6 +259,18 @@ class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
     def _tournament_of(self, obj):
         return obj
 
+    def save_formset(self, request, form, formset, change):
+        super().save_formset(request, form, formset, change)
+        if formset.has_changed():
+            changelog.record(
+                form.instance,
+                f"admin.{formset.model._meta.model_name}.changed",
+                user=request.user,
+                added=len(formset.new_objects),
+                changed=len(formset.changed_objects),
+                deleted=len(formset.deleted_objects),
+            )
+
     @admin.display(description=gettext_lazy("lines"))
     def entry_count(self, obj):
         return obj.entries.count()
@@ -465,7 +477,9 @@ class StageAdmin(LoggedAdminMixin, admin.ModelAdmin):
             form=form,
         )
 
-    @admin.action(description=gettext_lazy("Generate the rounds (Berger tables)"))
+    @admin.action(
+        description=gettext_lazy("Generate the rounds (Berger tables, or a bracket by seed)")
+    )
     def generate_rounds(self, request, queryset):
         stage = self._single(request, queryset)
         if stage is None:
@@ -473,7 +487,16 @@ class StageAdmin(LoggedAdminMixin, admin.ModelAdmin):
         existing = Match.objects.filter(round__stage=stage).exists()
         if "apply" in request.POST or not existing:
             try:
-                schedule.generate_round_robin(stage, user=request.user, replace=existing)
+                if stage.kind == Stage.Kind.KNOCKOUT:
+                    # a bracket straight from the entries' seeds (manual seeding)
+                    schedule.generate_knockout(
+                        stage,
+                        schedule.seeded_lines(stage.tournament),
+                        user=request.user,
+                        replace=existing,
+                    )
+                else:
+                    schedule.generate_round_robin(stage, user=request.user, replace=existing)
             except TournamentError as error:
                 self.message_user(request, str(error), messages.ERROR)
             else:

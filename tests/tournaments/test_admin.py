@@ -168,3 +168,14 @@ def test_create_groups_and_close_stage_actions(client, organizer):
     stage.refresh_from_db()
     assert stage.status == Stage.Status.CLOSED
     assert Match.objects.filter(round__stage__order=2).exists()
+
+
+@pytest.mark.django_db
+def test_generate_bracket_from_entry_seeds(client, organizer):
+    tournament = make_tournament(n_lines=5, stages=[KO])
+    stage = tournament.stages.get()
+    url = reverse("admin:tournaments_stage_changelist")
+    client.post(url, {"action": "generate_rounds", "_selected_action": [stage.pk]})
+    first = Match.objects.filter(round__stage=stage, round__number=1)
+    assert first.count() == 4 and first.filter(outcome=Outcome.BYE).count() == 3
+    assert ChangeLog.objects.filter(action="bracket.generated", user=organizer).exists()

@@ -204,3 +204,12 @@ def test_add_lines_for_knockout_size_edge():
     add_lines(tournament, [LineRow(name="Sola", players=[("Sola", "")], row_number=1)])
     with pytest.raises(ScheduleError):
         schedule.generate_knockout(tournament.stages.get(), [tournament.entries.get().line])
+
+
+@pytest.mark.django_db
+def test_rating_seeds_order():
+    tournament = make_tournament(n_lines=4, stages=[KO])
+    lines = [e.line for e in tournament.entries.order_by("seed")]
+    ratings = {lines[0].pk: 1400, lines[1].pk: 1700, lines[3].pk: 1500}
+    ordered = schedule.rating_seeds(lines, ratings)
+    assert ordered == [lines[1], lines[3], lines[0], lines[2]]

@@ -60,14 +60,12 @@ class Decision:
 
 
 def _as_int(value, what):
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-                return int(value.strip())
-        except ValueError:
-            pass
-        raise ResultError(_("%(what)s must be a whole number.") % {"what": what})
-    return value
+    """An int from a JSON number or a digit string; anything else is refused."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value.strip())
+    raise ResultError(_("%(what)s must be a whole number.") % {"what": what})
 
 
 def _parse_deal(index, raw) -> Deal:

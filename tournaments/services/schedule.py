@@ -300,6 +300,20 @@ def generate_knockout(stage, seeds, *, user=None, replace=False):
     return round_rows
 
 
+def rating_seeds(lines, ratings):
+    """Lines ordered by rating, best first (lines without a rating last, by entry order)."""
+    lines = list(lines)
+    order = {line.pk: index for index, line in enumerate(lines)}
+    return sorted(
+        lines,
+        key=lambda line: (
+            ratings.get(line.pk) is None,
+            -(ratings.get(line.pk) or 0),
+            order[line.pk],
+        ),
+    )
+
+
 def crossed_seeds(stage, per_group):
     """Seeds for the next stage: the top ``per_group`` of each group, crossed (A1 v B2 …)."""
     from tournaments.services.standings import stage_standings
