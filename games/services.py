@@ -51,6 +51,11 @@ _OPTION_VARIANTS = {
 _NOT_COMPARED = {"deck_style"}
 
 
+# One quick reconnect (a pooled connection gone stale after a broker restart), then give up and
+# leave the submission to the sweep: a broker outage must not hold up the API's answer.
+PUBLISH_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+
+
 @dataclass(frozen=True)
 class SubmitResult:
     submission: Submission
@@ -292,7 +297,7 @@ def enqueue_verification(submission_id: int) -> bool:
     from games.tasks import verify_submission
 
     try:
-        verify_submission.apply_async((submission_id,), retry=False)
+        verify_submission.apply_async((submission_id,), retry=True, retry_policy=PUBLISH_RETRY)
     except Exception as exc:  # broker down: kombu/redis raise many kinds
         if verify_submission.app.conf.task_always_eager:
             raise

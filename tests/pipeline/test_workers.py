@@ -1,0 +1,154 @@
+"""The whole path with real workers: submit over the API, verify in Celery, see the standings.
+
+Marked ``pipeline``; skipped (with the reason) unless DATABASE_URL names PostgreSQL and
+CELERY_BROKER_URL is set.
+"""
+
+import time
+from collections import Counter
+
+import pytest
+from django.db.models import Count
+
+from games.models import Submission
+from tests import factories
+from tests.api.conftest import client_for
+from tests.pipeline.conftest import SKIP_REASON
+from tournaments.models import ChangeLog, DealResult, MatchResult
+from tournaments.services.standings import group_standings
+
+pytestmark = [
+    pytest.mark.pipeline,
+    pytest.mark.skipif(SKIP_REASON is not None, reason=SKIP_REASON or ""),
+]
+
+
+def submit_all(tournament, organizer, seed_base=0):
+    client = client_for(organizer, token=True)
+    ids = []
+    for index, match in enumerate(factories.matches(tournament)):
+        doc = factories.record(tournament, seed=seed_base + index)
+        response = client.post(f"/api/v1/matches/{match.pk}/records/", data=doc, format="json")
+        assert response.status_code == 202, response.content
+        ids.append(response.json()["id"])
+    return ids
+
+
+def wait_until_final(ids, workers, timeout=90):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pending = Submission.objects.filter(pk__in=ids, state="pending").count()
+        if pending == 0:
+            return
+        time.sleep(0.25)
+    states = Counter(Submission.objects.filter(pk__in=ids).values_list("state", flat=True))
+    pytest.fail(f"not all verified after {timeout}s: {dict(states)}\n{workers.logs()}")
+
+
+def assert_applied_exactly_once(tournament):
+    subs = Submission.objects.filter(match__round__stage__tournament=tournament)
+    assert set(subs.values_list("state", flat=True)) == {"verified"}
+    assert subs.filter(is_standing=True).count() == subs.count()
+    logs = Counter(
+        ChangeLog.objects.filter(tournament=tournament, action="result.verified").values_list(
+            "match_id", flat=True
+        )
+    )
+    assert set(logs.values()) == {1}, "a result was applied twice"
+    assert len(logs) == subs.count()
+    per_match = (
+        MatchResult.objects.filter(match__round__stage__tournament=tournament)
+        .values("match")
+        .annotate(n=Count("id"))
+    )
+    assert {row["n"] for row in per_match} == {2}
+    for sub in subs:
+        deals = sum(1 for d in sub.verdict["deals"] if not d.get("void"))
+        assert DealResult.objects.filter(match=sub.match_id).count() == 2 * deals
+
+
+def expected_table(tournament):
+    """Standings figures recomputed from the verdicts, independently of the services."""
+    rows = {}
+    for sub in Submission.objects.filter(
+        match__round__stage__tournament=tournament, is_standing=True
+    ).select_related("match"):
+        match, verdict = sub.match, sub.verdict
+        for side, line_id in enumerate((match.home_id, match.away_id)):
+            row = rows.setdefault(line_id, Counter())
+            row["played"] += 1
+            row["points_scored"] += verdict["totals"][side]
+            row["points_conceded"] += verdict["totals"][1 - side]
+            if verdict["winner"] is None:
+                row["drawn"] += 1
+            elif verdict["winner"] == side:
+                row["won"] += 1
+            else:
+                row["lost"] += 1
+    for result in MatchResult.objects.filter(match__round__stage__tournament=tournament):
+        rows[result.line_id]["vp"] += result.vp
+    return rows
+
+
+def test_hundreds_of_records_all_verified_and_standings_right(workers, db):
+    organizer = factories.user("pipeline-org", is_staff=True)
+    tournament = factories.tournament(lines=25, organizer=organizer)  # 300 matches
+    workers.start()
+    ids = submit_all(tournament, organizer)
+    assert len(ids) == 300
+    wait_until_final(ids, workers, timeout=120)
+    assert_applied_exactly_once(tournament)
+    expected = expected_table(tournament)
+    group = tournament.stages.get().groups.get()
+    table = group_standings(group)
+    assert len(table) == 25
+    for row in table:
+        want = expected[row.line.pk]
+        got = Counter(
+            played=row.played,
+            won=row.won,
+            drawn=row.drawn,
+            lost=row.lost,
+            vp=row.vp,
+            points_scored=row.points_scored,
+            points_conceded=row.points_conceded,
+        )
+        assert +got == +want, row.line
+    vps = [row.vp for row in table]
+    assert vps == sorted(vps, reverse=True)
+
+
+def test_a_worker_killed_mid_run_loses_nothing_and_applies_nothing_twice(workers, db):
+    organizer = factories.user("pipeline-kill", is_staff=True)
+    tournament = factories.tournament(lines=16, organizer=organizer)  # 120 matches
+    first = workers.start()
+    ids = submit_all(tournament, organizer, seed_base=1000)
+    deadline = time.monotonic() + 60
+    while Submission.objects.filter(pk__in=ids).exclude(state="pending").count() < 10:
+        assert time.monotonic() < deadline, workers.logs()
+        time.sleep(0.05)
+    workers.kill(first)  # SIGKILL to the worker and its pool children, mid-queue
+    left = Submission.objects.filter(pk__in=ids, state="pending").count()
+    assert left > 0, "the worker finished before it could be killed; make the queue longer"
+    # The new worker runs the sweep (beat): messages the dead worker held unacknowledged come
+    # back after the broker's visibility timeout; the sweep re-enqueues them sooner.
+    workers.start(beat=True, sweep_every_s=1, pending_after_s=2)
+    wait_until_final(ids, workers, timeout=90)
+    assert_applied_exactly_once(tournament)
+
+
+def test_broker_outage_delays_but_loses_nothing(workers, broker, db):
+    organizer = factories.user("pipeline-outage", is_staff=True)
+    tournament = factories.tournament(lines=6, organizer=organizer)  # 15 matches
+    workers.start(beat=True, sweep_every_s=1, pending_after_s=2)
+    broker.stop()
+    started = time.monotonic()
+    ids = submit_all(tournament, organizer, seed_base=2000)
+    assert time.monotonic() - started < 30, "submitting with the broker down must stay quick"
+    subs = Submission.objects.filter(pk__in=ids)
+    assert set(subs.values_list("state", flat=True)) == {"pending"}
+    assert not subs.filter(enqueued_at__isnull=False).exists()
+    time.sleep(1)
+    broker.start()
+    wait_until_final(ids, workers, timeout=90)
+    assert_applied_exactly_once(tournament)
