@@ -59,12 +59,15 @@ def simulate_match(
     policy: str = "random",
     outcome: dict | None = None,
     clock: dict | None = None,
+    declared: bool = True,
 ) -> dict:
     """A legal `scopa-match/1` record as a JSON-able dict, with the true `declared` scores.
 
     `outcome={"kind": "timeout"|"abandon", "seat": k, "deal": i, "play": p}` stops the match at
     deal i (or the last deal, if the match ends sooner) after p plays; a timeout is moved to the
-    nearest play where seat k is to move. `clock={"move_s", "bank_s", "total_s"}` adds times.
+    nearest play where seat k is to move. `clock={"move_s", "bank_s", "total_s"}` adds server
+    times; `end={"target": 21, "time_limit_s": 3600}` records the deal in which time ran out.
+    `declared=False` leaves out the declared scores.
     """
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}")
@@ -84,6 +87,9 @@ def simulate_match(
             variant, seats, options, end, knockout, seed, policy, outcome, clock, stop_deal
         )
     result.pop("_ended_before_outcome", None)
+    if not declared:
+        for deal in result["deals"]:
+            deal.pop("declared", None)
     return result
 
 
@@ -139,11 +145,7 @@ def _simulate(variant, seat_count, options, end, knockout, seed, policy, outcome
             state.apply(move.card, move.take)
         deal["plays"] = plays
         deals.append(deal)
-        if (
-            time_limit_ms is not None
-            and time_up_in_deal is None
-            and now_ms - GAP_BETWEEN_DEALS_MS * 0 >= time_limit_ms
-        ):
+        if time_limit_ms is not None and time_up_in_deal is None and now_ms >= time_limit_ms:
             time_up_in_deal = d
             progress.time_up = d
         if stop_at is not None and not state.finished:
