@@ -1,0 +1,44 @@
+"""schemathesis against the served OpenAPI schema: no generated request gets a 500.
+
+Requests go straight to the WSGI application (no server) with an organizer's token, over a
+tournament with lines, matches and a verified record, so generated ids sometimes hit real rows.
+Bounded (a few examples per operation) to stay well under a minute.
+"""
+
+import pytest
+import schemathesis
+from django.core.wsgi import get_wsgi_application
+from hypothesis import HealthCheck, settings
+from rest_framework.authtoken.models import Token
+from schemathesis.checks import not_a_server_error
+
+from games import services
+from tests import factories
+
+MAX_EXAMPLES = 8
+_auth = {}
+
+
+@pytest.fixture
+def api_schema(db, eager_celery, django_capture_on_commit_callbacks):
+    organizer = factories.user("st-organizer", is_staff=True)
+    tournament = factories.tournament(lines=3, organizer=organizer)
+    match = factories.matches(tournament)[0]
+    with django_capture_on_commit_callbacks(execute=True):
+        services.submit_record(match, factories.record(tournament), user=organizer)
+    _auth["Authorization"] = f"Token {Token.objects.create(user=organizer).key}"
+    return schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
+
+
+schema = schemathesis.pytest.from_fixture("api_schema")
+
+
+@schema.parametrize()
+@settings(
+    max_examples=MAX_EXAMPLES,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize=True,
+)
+def test_no_server_error(case):
+    case.call_and_validate(headers=dict(_auth), checks=[not_a_server_error])
