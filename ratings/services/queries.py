@@ -166,23 +166,42 @@ def line_strength(players: list[int], states: dict[int, State]) -> float:
     return total
 
 
-def seeded_line_ids(tournament, line_ids: list[int] | None = None) -> list[int]:
-    """The tournament's (non-withdrawn) lines, strongest first, from the pool of its line size.
+def line_ratings(line_ids, seats_per_line: int) -> dict[int, float]:
+    """``{line_id: strength}`` for the lines with at least one rated player, for the RATING
+    tie-break (``standings.*(ratings=…)``) and ``schedule.rating_seeds(lines, ratings)``.
 
-    Strength is conservative (μ − 2σ summed over the line's players) so an unproven line does
-    not take a top seed; ties keep the entry order. Feed the result to the tournament's bracket
-    or group services as their seeds list.
+    Strength is conservative, μ − 2σ summed over the line's players in the pool of the line size
+    (an unrated member counts as new), so an unproven line does not take a top seed.
     """
+    line_ids = list(line_ids)
+    pool = pool_for_size(seats_per_line) or Pool.SINGLES
+    players = _line_players(line_ids)
+    states = _states(pool, [p for ps in players.values() for p in ps])
+    return {
+        lid: line_strength(ps, states)
+        for lid, ps in players.items()
+        if any(p in states for p in ps)
+    }
+
+
+def tournament_line_ratings(tournament) -> dict[int, float]:
+    """``line_ratings`` for every line entered in ``tournament``."""
+    ids = Entry.objects.filter(tournament=tournament).values_list("line_id", flat=True)
+    return line_ratings(ids, tournament.seats_per_line)
+
+
+def seeded_line_ids(tournament, line_ids: list[int] | None = None) -> list[int]:
+    """The tournament's (non-withdrawn) lines, strongest first (``line_ratings``); lines with
+    no rated player last; ties keep the entry order. Feed the result (or the lines) to the
+    bracket or group services as their seeds list."""
     if line_ids is None:
         line_ids = list(
             Entry.objects.filter(tournament=tournament, withdrawn=False)
             .order_by("seed", "id")
             .values_list("line_id", flat=True)
         )
-    pool = pool_for_size(tournament.seats_per_line) or Pool.SINGLES
-    players = _line_players(line_ids)
-    states = _states(pool, [p for ps in players.values() for p in ps])
+    strength = line_ratings(line_ids, tournament.seats_per_line)
     order = {lid: i for i, lid in enumerate(line_ids)}
     return sorted(
-        line_ids, key=lambda lid: (-line_strength(players.get(lid, []), states), order[lid])
+        line_ids, key=lambda lid: (lid not in strength, -strength.get(lid, 0.0), order[lid])
     )

@@ -79,3 +79,18 @@ def test_seeding_puts_the_strongest_first(ladder, world):
     seeds = seeded_line_ids(t)
     assert seeds[0] == lines["Ace"].id
     assert set(seeds) == {line.id for line in lines.values()}
+
+
+def test_line_ratings_feed_the_tournament_seeding_service(ladder, world):
+    from ratings.services.queries import tournament_line_ratings
+    from tournaments.services.schedule import rating_seeds
+
+    lines = ladder["lines"]
+    t = world.tournament("cup2")
+    newcomer = world.line(world.player("Newcomer"))
+    for line in (lines["Bea"], newcomer, lines["Ace"]):
+        world.match(t, 1, line, lines["Cal"])
+    ratings = tournament_line_ratings(t)
+    assert newcomer.id not in ratings and ratings[lines["Ace"].id] > ratings[lines["Bea"].id]
+    ordered = rating_seeds([lines["Bea"], newcomer, lines["Ace"], lines["Cal"]], ratings)
+    assert ordered[0] == lines["Ace"] and ordered[-1] == newcomer
