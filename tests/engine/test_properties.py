@@ -16,6 +16,7 @@ from games.engine import (
     legal_moves,
     legal_takes,
     parse_record,
+    replay_timeline,
     rules_for,
     simulate_match,
     verify,
@@ -266,3 +267,39 @@ def test_hot_loop_accepts_exactly_what_check_take_accepts(variant, seats, forced
             play = PlayInput(card=CARD_CODES[card], take=[CARD_CODES[c] for c in take])
             fast = _fast_replay(rules, trial, [play], seats, record.sides) is None
             assert fast == (check_take(rules, card, table, take) is None), (card, take, table)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    variants,
+    seat_counts,
+    st.permutations(CARD_CODES),
+    st.lists(
+        st.tuples(
+            st.sampled_from(CARD_CODES),
+            st.lists(st.sampled_from(CARD_CODES), max_size=3),
+            st.one_of(st.none(), st.integers(0, 5)),
+        ),
+        max_size=40,
+    ),
+    st.sampled_from(["completed", "timeout", "abandon"]),
+)
+def test_nonsense_plays_never_crash_the_verifier(variant, seats, deck, plays, kind):
+    deal = {"dealer": 0, "deck": list(deck), "plays": []}
+    for card, take, seat in plays:
+        play = {"card": card, "take": take}
+        if seat is not None:
+            play["seat"] = seat % seats
+        deal["plays"].append(play)
+    doc = {
+        "schema": "scopa-match/1",
+        "variant": variant,
+        "end": {"deals": 1},
+        "seats": [str(i) for i in range(seats)],
+        "deals": [deal],
+        "outcome": {"kind": kind} | ({} if kind == "completed" else {"seat": 0}),
+    }
+    answer = verify_document(json.dumps(doc))
+    assert not answer.get("malformed"), answer
+    assert isinstance(answer["valid"], bool)
+    replay_timeline(doc)
