@@ -137,10 +137,14 @@ def test_three_kings_with_the_option_off_is_played():
     assert first_error(doc) == ("missing_plays", 0, 0)
 
 
-def test_four_kings_void_then_redeal_by_the_same_dealer_is_legal():
+@pytest.mark.parametrize(
+    "table",
+    [["10D", "10C", "10B", "10S"], ["10D", "3C", "10B", "10S"], ["10D", "10C", "10B", "7S"]],
+)
+def test_three_or_four_kings_void_then_redeal_by_the_same_dealer_is_legal(table):
     match = sim(seed=5)
     dealer = match["deals"][0]["dealer"]
-    deck = arrange_deck(2, dealer, {}, ["10D", "10C", "10B", "10S"])
+    deck = arrange_deck(2, dealer, {}, table)
     match["deals"].insert(0, {"dealer": dealer, "deck": deck, "void": True})
     verdict = verify_document(match)
     assert verdict["valid"], verdict["errors"]
