@@ -87,12 +87,17 @@ def _resolved_options(variant: str, given: tuple) -> Options:
 
 
 class ClockInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """Chess-clock settings: seconds per move, BankTime per line for the whole match, total."""
+
     move_s: NonNegNumber
     bank_s: NonNegNumber = 0
     total_s: NonNegNumber | UnsetType = UNSET
 
 
 class PlayInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """One play: the card put on the table and the table cards it takes ([] = laid down).
+    `seat` is optional (turn order fixes it); `t_ms` is the server time of the play."""
+
     card: CardCode
     take: list[CardCode] = []
     seat: int | UnsetType = UNSET
@@ -100,6 +105,9 @@ class PlayInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False
 
 
 class DealInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """One deal: dealer seat, the 40 cards in the order they leave the deck, the plays,
+    optionally the declared points per side; `void` marks a deal dealt again (kings rule)."""
+
     dealer: int
     deck: list[CardCode]
     plays: list[PlayInput] = []
@@ -109,12 +117,17 @@ class DealInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False
 
 
 class EndInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """Exactly one of `target` (points) or `deals` (number of deals), optionally a time limit."""
+
     target: PositiveInt | UnsetType = UNSET
     deals: PositiveInt | UnsetType = UNSET
     time_limit_s: NonNegNumber | UnsetType = UNSET
 
 
 class OutcomeInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """How the match ended: completed (with `time_up_in_deal` under a time limit), or a timeout
+    or abandon by `seat` (`t_ms`: when the server declared the timeout)."""
+
     kind: Literal["completed", "timeout", "abandon"]
     seat: int | UnsetType = UNSET
     time_up_in_deal: NonNegInt | UnsetType = UNSET
