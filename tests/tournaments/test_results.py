@@ -346,3 +346,19 @@ def test_engine_records_verified_and_stored():
     home, away = result_of(match)
     assert away[1] == 0 and home[1] >= 14
     assert (home[0], away[0]) == tuple(verdict["totals"])
+
+
+@pytest.mark.django_db
+def test_closed_stage_refuses_changes():
+    from tournaments.models import Stage
+
+    match = group_match()
+    results.enter_result(match, deals((5, 2), (3, 4), (4, 1)))
+    stage = match.round.stage
+    stage.status = Stage.Status.CLOSED
+    stage.save()
+    with pytest.raises(ResultError, match="closed"):
+        results.enter_result(Match.objects.get(pk=match.pk), deals((1, 6), (1, 6)))
+    with pytest.raises(ResultError, match="closed"):
+        results.delete_result(Match.objects.get(pk=match.pk))
+    assert result_of(match) == ((12, 15, 5), (7, 5, -5))

@@ -337,6 +337,14 @@ def _lock(match) -> Match:
 
 
 def _check_lines(match):
+    if match.round.stage.status == Stage.Status.CLOSED:
+        raise ResultError(
+            _(
+                "Stage “%(stage)s” is closed: its results are final. Reopen the stage to change "
+                "them (a following stage seeded from it is not regenerated)."
+            )
+            % {"stage": match.round.stage.name}
+        )
     if match.home_id is None or match.away_id is None:
         raise ResultError(_("This match does not have both lines yet."))
     if match.outcome == Outcome.BYE:
@@ -639,6 +647,11 @@ def delete_result(match, *, user=None):
     """Remove a match's result; refuse if a later knock-out match already has its own result."""
     with transaction.atomic():
         locked = _lock(match)
+        if locked.round.stage.status == Stage.Status.CLOSED:
+            raise ResultError(
+                _("Stage “%(stage)s” is closed: its results are final.")
+                % {"stage": locked.round.stage.name}
+            )
         if locked.status != Match.Status.DONE or locked.outcome == Outcome.BYE:
             raise ResultError(_("This match has no result to delete."))
         for dependent_id, slot in (
