@@ -11,6 +11,8 @@ from django.utils.cache import get_conditional_response, patch_cache_control, pa
 from django.utils.http import http_date
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -135,6 +137,17 @@ class ExportResultsAPI(APIView):
 
     permission_classes = [AllowAny]
 
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("from", OpenApiTypes.DATE, required=True),
+            OpenApiParameter("to", OpenApiTypes.DATE, required=True),
+        ],
+        responses={
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description="scopa-results-export/1"),
+            304: OpenApiResponse(description="Not modified (If-None-Match / If-Modified-Since)"),
+            400: OpenApiResponse(OpenApiTypes.OBJECT, description="Bad date range"),
+        },
+    )
     def get(self, request):
         try:
             start, end = _parse_range(request.query_params)
@@ -167,5 +180,12 @@ class ExportTournamentAPI(APIView):
 
     permission_classes = [AllowAny]
 
+    @extend_schema(
+        responses={
+            200: OpenApiResponse(OpenApiTypes.OBJECT, description="scopa-tournament-export/1"),
+            304: OpenApiResponse(description="Not modified"),
+            404: OpenApiResponse(description="No such (visible) tournament"),
+        },
+    )
     def get(self, request, slug):
         return tournament_export(request._request, slug)
