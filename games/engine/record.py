@@ -9,6 +9,7 @@ import json
 import logging
 import re
 from functools import lru_cache
+from operator import attrgetter
 from typing import Annotated, Literal
 
 import msgspec
@@ -212,6 +213,7 @@ def sides_for(seat_count: int) -> int:
 
 
 _DECODER = msgspec.json.Decoder(RecordInput)
+_SEAT_OF = attrgetter("seat")
 _AT_PATH = re.compile(r"^(?P<text>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
 _CARD_PATH = re.compile(r"(\.deck\[\d+\]|\.card|\.take\[\d+\])$")
 _FIELD_IN_TEXT = re.compile(r"field `(?P<name>[^`]*)`")
@@ -317,7 +319,7 @@ def _build(raw: RecordInput) -> MatchRecord:
         if len(deck_codes) != 40:
             raise RecordError("deck_size", f"{where}.deck", count=len(deck_codes))
         try:
-            deck = tuple([card_index[code] for code in deck_codes])
+            deck = tuple(map(card_index.__getitem__, deck_codes))
         except KeyError:  # only when a dict bypassed msgspec's card check
             deck = tuple(_card(code, f"{where}.deck[{i}]") for i, code in enumerate(deck_codes))
         if len(set(deck)) != 40:
@@ -327,7 +329,7 @@ def _build(raw: RecordInput) -> MatchRecord:
                     raise RecordError("duplicate_card", f"{where}.deck[{i}]", value=deck_codes[i])
                 seen.add(card)
         plays = deal.plays
-        seats_named = {play.seat for play in plays}
+        seats_named = set(map(_SEAT_OF, plays))
         seats_named.discard(UNSET)
         if seats_named and (min(seats_named) < 0 or max(seats_named) >= seat_count):
             for p, play in enumerate(plays):

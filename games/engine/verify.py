@@ -105,6 +105,7 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
     last_capturer = state.last_capturer
     first_seat = (state.dealer + 1) % seat_count
     card_index = CARD_INDEX
+    card_of = CARD_INDEX.__getitem__
     unset = UNSET
     problem = None
     reach = 1  # bitset of sums of subsets of the table (bit 0: the empty set)
@@ -126,7 +127,7 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
             break
         take = play.take
         if take:
-            take = [card_index[code] for code in take]
+            take = [*map(card_of, take)]  # map: no comprehension frame in 3.11
         rank = rank_of[card]
         legal = False
         sweep = False
@@ -227,7 +228,11 @@ class MatchProgress:
 
     def leaders(self) -> list:
         best = max(self.totals)
-        return [s for s, t in enumerate(self.totals) if t == best]
+        leaders = []
+        for side, total in enumerate(self.totals):
+            if total == best:
+                leaders.append(side)
+        return leaders
 
     def after_deal(self, d: int, state: DealState, points: list, fifteen: bool) -> None:
         if fifteen:
