@@ -37,6 +37,10 @@ def rating_chart(player, pool=None):
 
 @register.simple_tag
 def win_probability(match):
+    """Only for a match still to be played: after the result, current ratings already contain
+    it and the figure would mislead."""
+    if getattr(match, "status", None) == "done":
+        return ""
     try:
         probs = queries.match_win_probability(match)
     except Exception:  # a page must render even if the rating cache is being rebuilt

@@ -94,3 +94,11 @@ def test_line_ratings_feed_the_tournament_seeding_service(ladder, world):
     assert newcomer.id not in ratings and ratings[lines["Ace"].id] > ratings[lines["Bea"].id]
     ordered = rating_seeds([lines["Bea"], newcomer, lines["Ace"], lines["Cal"]], ratings)
     assert ordered[0] == lines["Ace"] and ordered[-1] == newcomer
+
+
+def test_no_win_probability_once_the_match_is_played(ladder):
+    played = ladder["t"].stages.get().rounds.get(number=1).matches.first()
+    assert (
+        Template("{% load ratings_tags %}{% win_probability m %}").render(Context({"m": played}))
+        == ""
+    )
