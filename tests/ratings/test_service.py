@@ -133,9 +133,14 @@ def test_moves_draws_timeouts_and_unrated_outcomes(league, world):
         outcome=Outcome.FORFEIT,
         offender=league["lines"][1],
     )
+    bye = world.match(t, 4, league["lines"][2], None)
+    bye.status, bye.outcome, bye.winner = "done", Outcome.BYE, league["lines"][2]
+    bye.save()
     before = snapshot()
     update_for_match(f.id)
-    assert snapshot() == before and not RatedMatch.objects.filter(match=f).exists()
+    update_for_match(bye.id)
+    assert snapshot() == before
+    assert not RatedMatch.objects.filter(match__in=[f, bye]).exists()
 
 
 @pytest.mark.django_db
