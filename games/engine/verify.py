@@ -104,6 +104,9 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
     deck_pos = state.deck_pos
     last_capturer = state.last_capturer
     first_seat = (state.dealer + 1) % seat_count
+    dealing_order = [hands[(first_seat + i) % seat_count] for i in range(round_size)]
+    side_of_seat = [seat_ % side_count for seat_ in range(seat_count)]
+    last_play = PLAYS_PER_DEAL - 1
     card_index = CARD_INDEX
     card_of = CARD_INDEX.__getitem__
     unset = UNSET
@@ -165,7 +168,7 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
             sweep = aces and rank == 1 and bool(table) and is_ace_sweep(rules, card, table)
         hand.remove(card)
         if take:
-            side = seat % side_count
+            side = side_of_seat[seat]
             mask = bit[card]
             for c in take:
                 table.remove(c)
@@ -174,7 +177,7 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
             capture_count[side] += 1
             last_capturer = side
             last_capture_at[side] = played
-            if not table and not sweep and played != PLAYS_PER_DEAL - 1:
+            if not table and not sweep and played != last_play:
                 scope[side] += 1
             reach = 1
             for c in table:
@@ -189,9 +192,10 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
         round_left -= 1
         if not round_left:
             round_left = round_size
-            if played < PLAYS_PER_DEAL:
-                for i in range(round_size):
-                    hands[(first_seat + i) % seat_count].append(deck[deck_pos + i])
+            if played <= last_play:
+                new_cards = deck[deck_pos : deck_pos + round_size]
+                for hand_, card_ in zip(dealing_order, new_cards, strict=True):
+                    hand_.append(card_)
                 deck_pos += round_size
     if problem is None and extra_at is not None:
         problem = ("extra_plays", extra_at, {})
