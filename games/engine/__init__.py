@@ -20,7 +20,7 @@ from .record import (
 from .rules import Move, Rules, legal_takes, rules_for
 from .simulate import POLICIES, simulate_match
 from .state import DealState
-from .timeline import replay_timeline
+from .timeline import position, replay_timeline
 from .verify import Verdict, verify, verify_document
 
 
@@ -52,6 +52,7 @@ __all__ = [
     "legal_moves",
     "legal_takes",
     "parse_record",
+    "position",
     "record_json_schema",
     "replay_timeline",
     "rules_for",

@@ -57,3 +57,19 @@ def replay_timeline(record) -> list[dict]:
                 }
             )
     return frames
+
+
+def position(record, deal: int, play: int) -> DealState:
+    """The position before play `play` of deal `deal` (for `legal_moves` in a replay viewer).
+
+    Replays the recorded plays as they are; call it on a verified record.
+    """
+    record = parse_record(record)
+    rules = rules_for(record.variant, record.options)
+    recorded = record.deals[deal]
+    state = DealState(
+        rules, len(record.seats), sides_for(len(record.seats)), recorded.dealer, recorded.deck
+    )
+    for made in recorded.plays[:play]:
+        state.apply(made.card, made.take)
+    return state

@@ -87,6 +87,15 @@ def test_legal_moves_at_the_start_of_a_deal():
     assert all(m.as_dict()["card"] for m in moves)
 
 
+def test_position_gives_the_recorded_play_among_the_legal_moves():
+    doc = simulate_match(seed=8, variant="scopa-15", seats=3)
+    record = engine.parse_record(doc)
+    for play_index in (0, 7, 20, 35):
+        state = engine.position(record, 1, play_index)
+        made = record.deals[1].plays[play_index]
+        assert (made.card, made.take) in [tuple(m) for m in legal_moves(state)]
+
+
 def test_replay_timeline_frames():
     doc = simulate_match(seed=3, seats=4)
     frames = replay_timeline(doc)
