@@ -25,6 +25,27 @@ CHROMIUM_ARGS = [
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _leave_the_database_as_found(django_db_setup, django_db_blocker):
+    """The live server needs committed data, so these tests are transactional and every table is
+    emptied after each; put back what was there before (the migrations' VP tables and such),
+    so later tests in the session still find it."""
+    from django.db import connection
+
+    with django_db_blocker.unblock():
+        saved = connection.creation.serialize_db_to_string()
+    yield
+    from django.core import serializers
+
+    with django_db_blocker.unblock():
+        for item in serializers.deserialize("json", saved):
+            model = type(item.object)
+            if model._meta.label in ("contenttypes.ContentType", "auth.Permission"):
+                continue  # the flush's post_migrate signal recreated them
+            if not model._default_manager.filter(pk=item.object.pk).exists():
+                item.save()
+
+
 @pytest.fixture(scope="module")
 def browser():
     if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
@@ -86,7 +107,7 @@ def _ensure_a_replay(tournament):
     """seed_demo stores verdicts but (so far) no Submission rows: give one group match a
     standing verified record, so the replay viewer has something to step through."""
     from games.models import Submission
-    from tests.pages.factories import add_verified_record
+    from tests.pages.factories import add_verified_record, reopen_stage
     from tournaments.models import Match
     from tournaments.services import results
 
@@ -100,8 +121,12 @@ def _ensure_a_replay(tournament):
         .order_by("round__number", "table_number")
         .first()
     )
+    stage = match.round.stage
+    status = stage.status
+    reopen_stage(stage)
     results.delete_result(match)
     add_verified_record(match, seed=7)
+    type(stage).objects.filter(pk=stage.pk).update(status=status)
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from tests.browser.conftest import save_screenshot
+from tests.pages.factories import reopen_stage
 from tournaments.models import Match, Stage
 
 pytestmark = pytest.mark.browser
@@ -115,6 +116,7 @@ def test_result_entered_on_the_desk_shows_in_public_standings(demo, page_factory
     group = _first_group(demo)
     # clear one group match so there is something to enter
     match = Match.objects.filter(group=group, away__isnull=False).order_by("id").first()
+    reopen_stage(match.round.stage)
     results.delete_result(match)
     assert not MatchResult.objects.filter(match=match).exists()
     home = match.home.name
