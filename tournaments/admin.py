@@ -14,6 +14,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db import transaction
+from django.db.models import IntegerField, OuterRef, Subquery
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -87,6 +88,17 @@ class LoggedAdminMixin:
                 user=request.user,
                 object_id=pk,
             )
+
+
+class _SubqueryCount(Subquery):
+    """A correlated COUNT(*) subquery (no join fan-out in change lists)."""
+
+    template = "(SELECT COUNT(*) FROM (%(subquery)s) _count)"
+    output_field = IntegerField()
+
+
+def _count(queryset):
+    return _SubqueryCount(queryset.order_by().values("pk"))
 
 
 def confirm_page(modeladmin, request, queryset, *, action, title, message, form=None):
@@ -271,9 +283,16 @@ class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
                 deleted=len(formset.deleted_objects),
             )
 
-    @admin.display(description=gettext_lazy("lines"))
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(n_entries=_count(Entry.objects.filter(tournament=OuterRef("pk"))))
+        )
+
+    @admin.display(description=gettext_lazy("lines"), ordering="n_entries")
     def entry_count(self, obj):
-        return obj.entries.count()
+        return obj.n_entries
 
     def get_urls(self):
         wrap = self.admin_site.admin_view
@@ -431,13 +450,23 @@ class StageAdmin(LoggedAdminMixin, admin.ModelAdmin):
     def _tournament_of(self, obj):
         return obj.tournament
 
-    @admin.display(description=gettext_lazy("groups"))
-    def group_count(self, obj):
-        return obj.groups.count()
+    def get_queryset(self, request):
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                n_groups=_count(Group.objects.filter(stage=OuterRef("pk"))),
+                n_matches=_count(Match.objects.filter(round__stage=OuterRef("pk"))),
+            )
+        )
 
-    @admin.display(description=gettext_lazy("matches"))
+    @admin.display(description=gettext_lazy("groups"), ordering="n_groups")
+    def group_count(self, obj):
+        return obj.n_groups
+
+    @admin.display(description=gettext_lazy("matches"), ordering="n_matches")
     def match_count(self, obj):
-        return Match.objects.filter(round__stage=obj).count()
+        return obj.n_matches
 
     def _single(self, request, queryset):
         if queryset.count() != 1:

@@ -179,3 +179,16 @@ def test_generate_bracket_from_entry_seeds(client, organizer):
     first = Match.objects.filter(round__stage=stage, round__number=1)
     assert first.count() == 4 and first.filter(outcome=Outcome.BYE).count() == 3
     assert ChangeLog.objects.filter(action="bracket.generated", user=organizer).exists()
+
+
+@pytest.mark.django_db
+def test_change_list_counts(client, played_setup):
+    from tournaments.admin import StageAdmin, TournamentAdmin
+
+    _tournament, stage = played_setup
+    request = client.get("/").wsgi_request
+    from django.contrib.admin import site
+
+    row = StageAdmin(Stage, site).get_queryset(request).get(pk=stage.pk)
+    assert (row.n_groups, row.n_matches) == (1, 6)
+    assert TournamentAdmin(Tournament, site).get_queryset(request).get().n_entries == 4
