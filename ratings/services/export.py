@@ -309,10 +309,16 @@ def _standing_doc(row, lref) -> dict:
 
 def _knockout_final(matches: list[Match], lref) -> list[dict]:
     """Places from a bracket: 1 and 2 from the final, 3 and 4 from the third-place match (or a
-    shared 3rd), then the losers of each earlier round sharing the next places."""
-    done = [m for m in matches if m.status == Match.Status.DONE and m.winner_id]
-    if not done:
+    shared 3rd), then the losers of each earlier round sharing the next places. Empty until the
+    final has a result."""
+    regular = [m for m in matches if not m.is_third_place]
+    if not regular:
         return []
+    last_round = max(m.round.number for m in regular)
+    finals = [m for m in regular if m.round.number == last_round]
+    if len(finals) != 1 or finals[0].status != Match.Status.DONE or not finals[0].winner_id:
+        return []
+    done = [m for m in matches if m.status == Match.Status.DONE and m.winner_id]
     by_round = defaultdict(list)
     for m in done:
         if not m.is_third_place:

@@ -140,3 +140,14 @@ def test_round_trip_into_an_empty_database_is_byte_identical(tmp_path):
     import_document(json.loads(first), slug="copia")
     assert Player.objects.count() == n_players
     assert connection.vendor in ("postgresql", "sqlite")
+
+
+def test_knockout_places_wait_for_the_final(demo):
+    ko = demo.stages.get(kind="knockout")
+    final = (
+        Match.objects.filter(round__stage=ko, is_third_place=False)
+        .order_by("-round__number")
+        .first()
+    )
+    Match.objects.filter(pk=final.pk).update(status="scheduled", winner=None)
+    assert build_document(demo)["final_standings"] == []
