@@ -199,3 +199,22 @@ def test_referee_sentence_in_both_languages():
         "non 5 di denari + 3 di bastoni"
     )
     assert error["message"] == error["messages"]["it"]
+
+
+@pytest.mark.parametrize(
+    ("hand", "table", "take", "variant"),
+    [
+        (["9C", "2B", "2S"], ["1D", "3C", "4B", "5S"], ["1D", "3C", "5S"], "scopa"),
+        (["9C", "2B", "2S"], ["1D", "3C", "4B", "5S"], ["4B", "5S"], "scopa"),
+        (["9D", "2B", "2S"], ["7C", "2C", "4S", "5D"], ["7C", "2C"], "scopa"),
+        (["9D", "2B", "2S"], ["7C", "2C", "4S", "5D"], ["4S", "5D"], "scopa"),
+        (["8S", "2B", "2S"], ["3D", "5C", "8C", "9S"], ["8C"], "scopa"),
+        (["1S", "2B", "2S"], ["3D", "5C", "8C", "9S"], ["3D", "5C", "8C", "9S"], "scopa-d-assi"),
+        (["10S", "2B", "2S"], ["3D", "2C", "8C", "5S"], ["3D", "2C"], "scopa-15"),
+    ],
+)
+def test_seed_examples_accepted_by_the_verifier(hand, table, take, variant):
+    """Play 0 is legal: the verifier's first complaint is the missing play 1."""
+    doc = first_deal_record({0: hand}, table, [{"card": hand[0], "take": take}], variant=variant)
+    error = verify_document(doc)["errors"][0]
+    assert (error["code"], error["deal"], error["play"]) == ("missing_plays", 0, 1)
