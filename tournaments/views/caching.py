@@ -20,6 +20,7 @@ from tournaments.signals import match_result_changed
 
 logger = logging.getLogger(__name__)
 
+FRAGMENT_SCHEMA = 2  # bump when fragment templates change, so a shared cache drops old HTML
 FRAGMENT_TTL = 600  # seconds; versions make stale entries unreachable long before this
 BROWSER_MAX_AGE = 10  # seconds a browser or proxy may reuse a page without asking
 
@@ -58,6 +59,7 @@ def _on_result_changed(sender, match, **kwargs):
 def page_stamp(tournament):
     """A short string that changes whenever anything shown on the tournament's pages changes."""
     parts = (
+        FRAGMENT_SCHEMA,
         tournament.pk,
         tournament_version(tournament.pk),
         getattr(tournament, "last_change_id", None),
