@@ -218,3 +218,18 @@ def test_organizer_logs_in_on_the_desk_page(client, tournament, organizer):
     )
     assert response.status_code == 302 and response["Location"] == url
     assert client.get(url).status_code == 200
+
+
+def test_desk_shows_submissions_needing_attention(client, organizer, match):
+    from games.models import Submission
+
+    Submission.objects.create(
+        match=match, version=1, document={"schema": "x"}, content_hash="a" * 64,
+        state=Submission.State.REJECTED, error_reason="deal 2, play 14: 8S must take the 8C",
+    )  # fmt: skip
+    client.force_login(organizer)
+    tournament = match.round.stage.tournament
+    desk = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    assert "badge-rejected" in desk and "8S must take" in desk
+    page = client.get(reverse("desk:match", args=[tournament.slug, match.pk])).content.decode()
+    assert "badge-rejected" in page

@@ -380,6 +380,8 @@ def enter_result(request, slug, match_id):
         "outcomes": [(value, label) for value, label in Outcome.choices if value != Outcome.BYE],
         "error": error,
         "summary": summary,
+        "submissions": sel.match_submissions(match),
+        "stage_closed": match.round.stage.status == Stage.Status.CLOSED,
     }
     status = 400 if error else 200
     return render(request, "tournaments/desk/match.html", context, status=status)

@@ -452,3 +452,17 @@ def rounds_of(tournament):
     return list(
         Round.objects.filter(stage__tournament=tournament).order_by("stage__order", "number")
     )
+
+
+def match_submissions(match):
+    """Every record submission of one match, newest first (empty before the games app)."""
+    try:
+        from games.models import Submission
+    except ImportError:
+        return []
+    return list(
+        Submission.objects.filter(match=match)
+        .select_related("submitter")
+        .defer("document")
+        .order_by("-version")
+    )
