@@ -77,7 +77,7 @@ def test_bracket_is_server_side_svg(client):
     ko = tournament.stages.get(order=2)
     html = client.get(reverse("public:stage", args=[tournament.slug, ko.pk])).content.decode()
     assert '<svg class="bracket"' in html
-    assert 'role="img"' in html and "<title" in html
+    assert 'role="group"' in html and "<title" in html
     assert "bm-won" in html  # the first semi-final has a winner
     assert "<script" not in html.split("<svg")[1].split("</svg>")[0]
 

@@ -56,7 +56,7 @@ def test_bracket_svg_structure_and_escaping():
     ]
     svg = bracket_svg(rounds, third_place=BracketMatch("B", "C"), title="Tabellone")
     root = ET.fromstring(svg)  # well-formed, names escaped
-    assert root.get("role") == "img"
+    assert root.get("role") == "group"
     assert "A &lt;b&gt;" in svg and "<b>" not in svg
     assert svg.count('class="bm-link"') == 2
     assert "bm-won" in svg and "*" in svg

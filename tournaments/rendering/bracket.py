@@ -112,7 +112,7 @@ def bracket_svg(
     width = len(rounds) * (BOX_W + GAP_X) - GAP_X + 2 * PAD
     parts = [
         f'<svg class="bracket" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" aria-labelledby="bracket-title">'
+        f'width="{width}" height="{height}" role="group" aria-labelledby="bracket-title">'
         f'<title id="bracket-title">{escape(title)}</title><g role="list">'
     ]
     centres: list[list[float]] = []
