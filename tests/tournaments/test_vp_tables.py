@@ -85,3 +85,17 @@ def test_an_organizer_table_with_a_gap_is_refused_when_scoring():
     custom.rows.create(vp_winner=15, vp_loser=5, mp_from=2, mp_to=None)
     with pytest.raises(TournamentError):
         vp_table_from_model(custom)
+
+
+@pytest.mark.django_db
+def test_presets_restore_missing_shipped_tables():
+    import datetime
+
+    from tournaments.services.presets import create_tournament_from_preset
+
+    VPTable.objects.filter(slug="points-21").delete()
+    tournament = create_tournament_from_preset(
+        "scopa-classica-21", name="Ripristino", start_date=datetime.date(2026, 1, 1)
+    )
+    assert tournament.vp_table.slug == "points-21"
+    assert tournament.vp_table.rows.count() == 11

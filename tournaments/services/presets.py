@@ -97,6 +97,13 @@ def create_tournament_from_preset(
         raise PresetError(_("Unknown tournament preset “%(slug)s”.") % {"slug": preset_slug})
     table = VPTable.objects.filter(slug=preset["vp_table"]).first()
     if table is None:
+        # The shipped tables (vp_tables.json) are restored if they went missing, e.g. after a
+        # database flush; an organizer's own tables are never touched.
+        from tournaments.services.vp import load_default_tables
+
+        load_default_tables()
+        table = VPTable.objects.filter(slug=preset["vp_table"]).first()
+    if table is None:
         raise PresetError(
             _("The preset needs VP table “%(table)s”, which does not exist.")
             % {"table": preset["vp_table"]}
