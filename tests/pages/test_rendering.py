@@ -61,3 +61,11 @@ def test_bracket_svg_structure_and_escaping():
     assert svg.count('class="bm-link"') == 2
     assert "bm-won" in svg and "*" in svg
     assert bracket_svg([]) == ""
+
+
+def test_names_in_the_page_language_come_from_the_engine():
+    assert card_name("9C", "spagnole", "it") == "Cavallo di coppe"
+    assert card_name("8S", "francesi", "en") == "J of spades"
+    assert card_name("1D", "napoletane", "en") == "Ace of coins"
+    faces = deck_faces("piacentine", lang="en")
+    assert faces["7D"]["name"] in faces["7D"]["svg"]

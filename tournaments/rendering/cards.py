@@ -66,9 +66,21 @@ def rank_label(rank: int, deck_style: str) -> str:
     return str(rank)
 
 
-def card_name(code: str, deck_style: str) -> str:
-    """Full name for screen readers and titles: ``"Fante di spade"``, ``"J picche"``."""
+def card_name(code: str, deck_style: str, lang: str | None = None) -> str:
+    """Full name for screen readers and titles: ``"Fante di spade"``, ``"J picche"``.
+
+    With ``lang`` (``"it"``/``"en"``) the rules engine's names are used, in that language.
+    """
     rank, suit = parse_card(code)
+    if lang is not None:
+        try:
+            from games.engine import CARD_INDEX
+            from games.engine.cards import card_name as engine_name
+        except ImportError:  # pragma: no cover - the engine ships with the project
+            pass
+        else:
+            name = engine_name(CARD_INDEX[f"{rank}{suit}"], lang, deck_style)
+            return name[:1].upper() + name[1:]
     family = _family(deck_style)
     faces = {"french": _FRENCH_FACES, "spanish": _SPANISH_FACES}.get(family, _ITALIAN_FACES)
     label = faces.get(rank, str(rank))
@@ -117,12 +129,12 @@ def _suit_shape(suit: str, deck_style: str, cx: float, cy: float, r: float) -> s
     )
 
 
-def card_svg(code: str, deck_style: str, *, width: int = 48) -> str:
+def card_svg(code: str, deck_style: str, *, width: int = 48, lang: str | None = None) -> str:
     """One card face as an inline ``<svg>`` with ``role="img"`` and an accessible name."""
     rank, suit = parse_card(code)
     height = round(width * 1.5)
     label = escape(rank_label(rank, deck_style))
-    name = escape(card_name(code, deck_style))
+    name = escape(card_name(code, deck_style, lang))
     colour = _FRENCH_COLOURS[suit] if _family(deck_style) == "french" else _SUIT_COLOURS[suit]
     face_fill = "#fffdf6" if rank < 8 else "#fff3d6"
     return (
@@ -149,12 +161,14 @@ def card_back_svg(*, width: int = 48) -> str:
     )
 
 
-def deck_faces(deck_style: str, *, width: int = 48) -> dict[str, dict[str, str]]:
+def deck_faces(
+    deck_style: str, *, width: int = 48, lang: str | None = None
+) -> dict[str, dict[str, str]]:
     """Every card of the deck: code → ``{"svg": ..., "name": ...}`` for the replay viewer."""
     return {
         f"{rank}{suit}": {
-            "svg": card_svg(f"{rank}{suit}", deck_style, width=width),
-            "name": card_name(f"{rank}{suit}", deck_style),
+            "svg": card_svg(f"{rank}{suit}", deck_style, width=width, lang=lang),
+            "name": card_name(f"{rank}{suit}", deck_style, lang),
         }
         for suit in SUITS
         for rank in RANKS

@@ -10,6 +10,7 @@ from django.http import HttpResponse, HttpResponseNotModified
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
@@ -195,7 +196,8 @@ def match_page(request, slug, match_id):
         if submission is not None:
             timeline, replay_error = _timeline(submission)
             if timeline:
-                faces = deck_faces(tournament.deck_style)
+                lang = "en" if (get_language() or "").startswith("en") else "it"
+                faces = deck_faces(tournament.deck_style, lang=lang)
         context = {
             "tournament": tournament,
             "match": match,
