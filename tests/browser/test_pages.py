@@ -144,6 +144,9 @@ def test_result_entered_on_the_desk_shows_in_public_standings(demo, page_factory
         page.fill("input[name=d0-home-scope]", str(demo.end_value - 4))
     # first with a total that does not add up: refused, with the reason, nothing stored
     page.fill("input[name=d0-home-points]", "99")
+    # htmx checks the form on every change, server-side, without saving
+    page.locator("#feedback .msg-error").wait_for(timeout=10_000)
+    assert "99" in page.locator("#feedback").inner_text()
     with page.expect_navigation():
         page.locator("button[name=action][value=save]").click()
     assert page.locator(".msg-error").first.is_visible()
