@@ -190,3 +190,42 @@ def test_phone_viewport(demo, page_factory):
     next_button.click()
     assert page.locator("#replay input[type=range]").input_value() == "1"
     save_screenshot(page, "phone-replay")
+
+
+def test_running_tournament_updates_without_reload(demo, page_factory, settings):
+    """htmx polls the fragment; a result stored meanwhile shows up on the open page."""
+    from tournaments.models import MatchResult, Tournament
+    from tournaments.services import results
+
+    settings.PAGES_POLL_SECONDS = 1
+    Tournament.objects.filter(pk=demo.pk).update(status=Tournament.Status.RUNNING)
+    group = _first_group(demo)
+    match = Match.objects.filter(group=group, away__isnull=False).order_by("id").last()
+    reopen_stage(match.round.stage)
+    results.delete_result(match)
+    page = page_factory()
+    page.goto(reverse("public:group", args=[demo.slug, group.pk]))
+    assert page.locator("#live[hx-trigger]").count() == 1
+    marker = page.evaluate("() => { window.__same_page = true; return true; }")
+    row = page.locator("table.standings tbody tr", has_text=match.home.name)
+    played = int(row.locator("td").nth(1).inner_text())
+
+    deals = _winning_deals(demo)
+    results.enter_result(match, deals)
+    assert MatchResult.objects.filter(match=match).count() == 2
+    page.wait_for_function(
+        "([name, n]) => [...document.querySelectorAll('table.standings tbody tr')]"
+        ".some(tr => tr.innerText.includes(name) && tr.querySelectorAll('td')[1].innerText == n)",
+        arg=[match.home.name, str(played + 1)],
+        timeout=10_000,
+    )
+    assert marker and page.evaluate("() => window.__same_page === true")  # no reload
+
+
+def _winning_deals(tournament):
+    """Deals that end a match of ``tournament`` with a home win (the four classic points)."""
+    classic = {"carte": 1, "denari": 1, "settebello": 1, "primiera": 1}
+    if tournament.end_rule == "deals":
+        return [{"points": [4, 0], "breakdown": [classic, {}]}] * tournament.end_value
+    win = {**classic, "scope": tournament.end_value - 4}
+    return [{"points": [tournament.end_value, 0], "breakdown": [win, {}]}]

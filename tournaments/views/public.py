@@ -6,6 +6,7 @@ fragment alone (``HX-Request`` header) while a tournament is running, so pages u
 
 import logging
 
+from django.conf import settings
 from django.http import HttpResponse, HttpResponseNotModified
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -22,7 +23,11 @@ from tournaments.views import selectors as sel
 
 logger = logging.getLogger(__name__)
 
-POLL_SECONDS = 15
+POLL_SECONDS = 15  # settings.PAGES_POLL_SECONDS overrides it
+
+
+def _poll_seconds():
+    return getattr(settings, "PAGES_POLL_SECONDS", POLL_SECONDS)
 
 
 def _page(request, tournament, name, build, *args, extra=None):
@@ -43,7 +48,7 @@ def _page(request, tournament, name, build, *args, extra=None):
             "fragment": fragment,
             "page_title": title,
             "live": tournament.status == Tournament.Status.RUNNING,
-            "poll_seconds": POLL_SECONDS,
+            "poll_seconds": _poll_seconds(),
             **(extra or {}),
         }
         response = render(request, "tournaments/public/page.html", context)
