@@ -82,6 +82,11 @@ def decode_document(raw: bytes):
         raise MalformedDocument(
             _("The body is not valid JSON: %(reason)s") % {"reason": exc}
         ) from exc
+    if _has_nul(document):
+        raise MalformedDocument(
+            _("The record contains a NUL character (\\u0000), which cannot be stored."),
+            code="nul_character",
+        )
     if not isinstance(document, dict):
         raise MalformedDocument(
             _("The record must be a JSON object, not %(kind)s.")
@@ -89,6 +94,22 @@ def decode_document(raw: bytes):
             code="invalid_type",
         )
     return document
+
+
+def _has_nul(document) -> bool:
+    """Whether any key or string holds U+0000, which PostgreSQL's JSONB cannot store."""
+    stack = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return False
 
 
 def _reject_constant(name):

@@ -170,6 +170,13 @@ def test_a_bad_card_in_a_deck_names_the_field(api, organizer, tournament, match)
     assert Submission.objects.count() == 0
 
 
+def test_a_nul_character_is_refused_not_a_500(api, organizer, tournament, match):
+    doc = factories.record(tournament)
+    doc["seats"][0] = "anna\u0000"
+    assert_error(post(api(organizer), match, doc), 400, "nul_character")
+    assert Submission.objects.count() == 0
+
+
 def test_oversize_body_is_413(api, organizer, tournament, match):
     doc = factories.record(tournament)
     doc["padding"] = "x" * (1024 * 1024)

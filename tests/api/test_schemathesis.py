@@ -7,7 +7,9 @@ Bounded (a few examples per operation) to stay well under a minute.
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
@@ -27,7 +29,13 @@ def api_schema(db, eager_celery, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
         services.submit_record(match, factories.record(tournament), user=organizer)
     _auth["Authorization"] = f"Token {Token.objects.create(user=organizer).key}"
-    return schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
+    # Django closes the database connection at the end of each WSGI request; inside the test's
+    # transaction that would close it under the test (the test client disconnects these too).
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 schema = schemathesis.pytest.from_fixture("api_schema")

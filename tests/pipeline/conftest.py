@@ -191,6 +191,11 @@ class Workers:
         return "\n".join(p.read_text(errors="replace")[-3000:] for p in self.logdir.glob("*.log"))
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hasher(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def workers(transactional_db, broker, tmp_path):
     pool = Workers(tmp_path)

@@ -129,8 +129,17 @@ class EntrySerializer(serializers.ModelSerializer):
         fields = ["id", "tournament", "line", "seed", "withdrawn"]
 
 
+class SafeSlugRelatedField(serializers.SlugRelatedField):
+    """A slug lookup that refuses NUL characters (PostgreSQL cannot compare them) as unknown."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, str) and "\x00" in data:
+            self.fail("does_not_exist", slug_name=self.slug_field, value=data.replace("\x00", ""))
+        return super().to_internal_value(data)
+
+
 class TournamentSerializer(serializers.ModelSerializer):
-    vp_table = serializers.SlugRelatedField(slug_field="slug", queryset=VPTable.objects.all())
+    vp_table = SafeSlugRelatedField(slug_field="slug", queryset=VPTable.objects.all())
     seats = serializers.IntegerField(read_only=True)
 
     class Meta:
