@@ -247,10 +247,11 @@ def _check_players(match, tournament, seats):
     """
     players = Player.objects.filter(
         Q(lines__entries__tournament=tournament) | Q(lines__in=[match.home_id, match.away_id])
-    ).values_list("pk", "name", "federation_id", "user__username", "lines")
+    ).values_list("name", "federation_id", "user__username", "lines")
     by_ident = {}
-    for pk, name, fed, username, line in players:
-        for ident in {str(pk), name, fed, username} - {None, ""}:
+    for name, fed, username, line in players:
+        # Not the numeric player id: platforms often number their seats "1", "2".
+        for ident in {name, fed, username} - {None, ""}:
             by_ident.setdefault(ident, set()).add(line)
     sides = [match.home_id, match.away_id]
     for index, seat in enumerate(seats):
