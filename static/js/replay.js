@@ -67,7 +67,7 @@
       var html = '<section class="zone table-zone" aria-label="' + esc(L.lTable) + '"><h3><span>' + esc(L.lTable) +
         "</span><span>" + f.deck_left + " " + esc(L.lDeck) + "</span></h3>";
       if (f.move && f.move.take && f.move.take.length) {
-        html += '<div class="cards">' + face(f.move.card, "played") +
+        html += '<div class="cards last-capture" aria-label="' + esc(L.lLast) + '">' + face(f.move.card, "played") +
           f.move.take.map(function (c) { return face(c, "taken"); }).join("") + "</div>";
       }
       html += '<div class="cards">' + cards(f.table, mark) + "</div></section>";
@@ -75,9 +75,15 @@
         var side = s % nSides;
         var toMove = f.to_move === s ? " ▶" : "";
         html += '<section class="zone" aria-label="' + esc(L.lHand + ": " + seatLabel(s, nSides)) + '"><h3><span>' +
-          esc(seatLabel(s, nSides)) + toMove + '</span><span class="pile-count">' + esc(L.lCaptured) + " " +
-          f.captured[side].length + " · " + esc(L.lScope) + " " + f.scope[side] + "</span></h3>" +
+          esc(seatLabel(s, nSides)) + toMove + "</span></h3>" +
           '<div class="cards">' + cards(hand) + "</div></section>";
+      });
+      f.captured.forEach(function (pile, side) {
+        var name = nSides === 2 ? sideNames[side] : seatLabel(side, nSides);
+        html += '<section class="zone pile" aria-label="' + esc(L.lCaptured + ": " + name) + '"><h3><span>' +
+          esc(L.lCaptured) + " · " + esc(name) + '</span><span class="pile-count">' + pile.length + " · " +
+          esc(L.lScope) + " " + f.scope[side] + "</span></h3>" +
+          '<div class="cards">' + cards(pile) + "</div></section>";
       });
       board.innerHTML = html;
     }
