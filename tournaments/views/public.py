@@ -243,7 +243,20 @@ def _options_shown(tournament, submission):
     if submission is not None and isinstance(submission.document, dict):
         options.update(submission.document.get("options") or {})
     options.pop("deck_style", None)  # shown with the deck above
-    return sorted(options.items())
+    labels = {
+        "rebello": _("Rebello (king of coins)"),
+        "napola": _("Napola"),
+        "primiera_missing_suit": _("Primiera with a suit missing"),
+        "void_three_kings": _("Deal again with three kings on the table"),
+        "forced_capture": _("Capture is compulsory (scopa a 15)"),
+        "carte_viste": _("Cards seen earlier are shown"),
+        "carte_scoperte": _("Partners see each other's cards"),
+    }
+    values = {"loses": _("cannot win it"), "compare_present": _("compare the suits held")}
+    return [
+        (labels.get(name, name), values.get(value, value) if isinstance(value, str) else value)
+        for name, value in sorted(options.items())
+    ]
 
 
 def _seat_names(submission):
