@@ -233,3 +233,12 @@ def test_desk_shows_submissions_needing_attention(client, organizer, match):
     assert "badge-rejected" in desk and "8S must take" in desk
     page = client.get(reverse("desk:match", args=[tournament.slug, match.pk])).content.decode()
     assert "badge-rejected" in page
+
+
+def test_scopa_15_form_uses_the_engine_categories(client, tournament, organizer, match):
+    tournament.variant = "scopa-15"
+    tournament.save(update_fields=["variant"])
+    client.force_login(organizer)
+    html = client.get(reverse("desk:match", args=[tournament.slug, match.pk])).content.decode()
+    assert 'name="d0-home-sette"' in html and 'name="d0-away-poche_carte"' in html
+    assert 'name="d0-home-primiera"' not in html

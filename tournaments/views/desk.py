@@ -16,14 +16,15 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+# The engine's breakdown keys, so hand-entered and verified deals are stored alike.
+from games.engine.scoring import CLASSIC_CATEGORIES
+from games.engine.scoring import FIFTEEN_CATEGORIES as SCOPA15_CATEGORIES
 from tournaments.exceptions import ResultError, TournamentError
 from tournaments.models import DealResult, Match, Outcome, Stage, Tournament, Variant
 from tournaments.views import selectors as sel
 
 logger = logging.getLogger(__name__)
 
-CLASSIC_CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera")
-SCOPA15_CATEGORIES = ("scope", "carte", "denari", "settebello", "sevens")
 MIN_ROWS = 3
 EXTRA_ROWS = 2
 MAX_ROWS = 40

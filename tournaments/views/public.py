@@ -190,7 +190,7 @@ def match_page(request, slug, match_id):
     def build():
         match = sel.get_match(tournament, match_id)
         deals = sel.match_deals(match)
-        categories = sel.breakdown_categories(deals)
+        categories = sel.breakdown_categories(deals, tournament.variant)
         for row in deals:
             for side in ("home", "away"):
                 deal = row[side]
@@ -231,7 +231,8 @@ def _category_label(category):
         "primiera": _("Primiera"),
         "rebello": _("Rebello"),
         "napola": _("Napola"),
-        "sevens": _("Sevens"),
+        "sette": _("Sevens"),
+        "poche_carte": _("Fewer than 10 cards"),
         "penalty": _("Penalty"),
     }
     return labels.get(category, category.replace("_", " ").capitalize())

@@ -24,11 +24,10 @@ from tournaments.models import (
     Stage,
     TieBreak,
     Tournament,
+    Variant,
 )
 
 logger = logging.getLogger(__name__)
-
-SHOWN_CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera")
 
 
 # --- tournaments ------------------------------------------------------------------------------
@@ -267,16 +266,19 @@ def match_deals(match):
     return [deals[k] for k in sorted(deals)]
 
 
-def breakdown_categories(deals):
-    """The categories to show as columns: the five classic ones, then any option present."""
+def breakdown_categories(deals, variant=Variant.SCOPA):
+    """The categories to show as columns: the variant's own, then any other present."""
+    from games.engine.scoring import CLASSIC_CATEGORIES, FIFTEEN_CATEGORIES
+
+    shown = FIFTEEN_CATEGORIES if variant == Variant.SCOPA_15 else CLASSIC_CATEGORIES
     extra = []
     for row in deals:
         for side in ("home", "away"):
             deal = row[side]
             for key in (deal.breakdown or {}) if deal else ():
-                if key not in SHOWN_CATEGORIES and key not in extra:
+                if key not in shown and key not in extra:
                     extra.append(key)
-    return list(SHOWN_CATEGORIES) + extra
+    return list(shown) + extra
 
 
 def standing_submission(match):
