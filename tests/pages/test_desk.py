@@ -242,3 +242,16 @@ def test_scopa_15_form_uses_the_engine_categories(client, tournament, organizer,
     html = client.get(reverse("desk:match", args=[tournament.slug, match.pk])).content.decode()
     assert 'name="d0-home-sette"' in html and 'name="d0-away-poche_carte"' in html
     assert 'name="d0-home-primiera"' not in html
+
+
+def test_first_stage_bracket_from_seeds(client, organizer, tournament):
+    client.force_login(organizer)
+    Stage.objects.filter(tournament=tournament).delete()
+    stage = Stage.objects.create(
+        tournament=tournament, order=1, name="Coppa", kind=Stage.Kind.KNOCKOUT
+    )
+    html = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    assert reverse("desk:generate", args=[tournament.slug, stage.pk]) in html
+    response = client.post(reverse("desk:generate", args=[tournament.slug, stage.pk]), follow=True)
+    assert "msg-success" in response.content.decode()
+    assert Match.objects.filter(round__stage=stage).count() == 3  # 4 lines: 2 semis, final

@@ -99,20 +99,22 @@ def _labelled(changes):
 @login_required
 @require_POST
 def generate_stage(request, slug, stage_id):
-    """Create a stage's rounds: groups by seed (snake) and FIDE Berger rounds."""
+    """Create a stage's rounds: groups by seed (snake) and FIDE Berger rounds, or a first-stage
+    bracket from the entries' seeds."""
     from tournaments.services import schedule
 
     tournament = _desk_tournament(request, slug)
     stage = sel.get_stage(tournament, stage_id)
     try:
-        if stage.kind != Stage.Kind.ROUND_ROBIN:
-            raise TournamentError(
-                _("A knock-out bracket is seeded by closing the stage before it.")
-            )
-        if not stage.groups.exists():
+        if stage.kind == Stage.Kind.KNOCKOUT:
+            # a bracket straight from the entries' seeds (a stage after groups is seeded by
+            # closing the groups instead)
+            schedule.generate_knockout(stage, schedule.seeded_lines(tournament), user=request.user)
+        elif not stage.groups.exists():
             n_groups = _positive_int(request.POST.get("groups"), default=1)
             schedule.create_groups(stage, n_groups, user=request.user)
-        schedule.generate_round_robin(stage, user=request.user)
+        if stage.kind == Stage.Kind.ROUND_ROBIN:
+            schedule.generate_round_robin(stage, user=request.user)
     except TournamentError as error:
         messages.error(request, str(error))
     else:
