@@ -126,7 +126,9 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# A broker that does not answer must not hold up a submission's 202 (it stays pending for the
+# sweep): connecting gives up after a few seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "socket_connect_timeout": 5}
 CELERY_TIMEZONE = TIME_ZONE
 
 REST_FRAMEWORK = {
