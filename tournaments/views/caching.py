@@ -94,6 +94,7 @@ def not_modified(request, etag):
 
 def mark_cacheable(response, etag):
     response["ETag"] = etag
-    patch_cache_control(response, public=True, max_age=BROWSER_MAX_AGE)
+    # private: the page carries the language form's CSRF token, so only the browser keeps it
+    patch_cache_control(response, private=True, max_age=BROWSER_MAX_AGE)
     patch_vary_headers(response, ["Accept-Language", "Cookie", "HX-Request"])
     return response
