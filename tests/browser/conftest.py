@@ -48,7 +48,8 @@ def _leave_the_database_as_found(django_db_setup, django_db_blocker):
 
 @pytest.fixture(scope="module")
 def browser():
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+    executable = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
+    if not executable:
         pytest.skip("Chromium is not installed here (apt-get install -y chromium); CI installs it")
     try:
         from playwright.sync_api import sync_playwright
@@ -59,7 +60,7 @@ def browser():
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
     if previous is None:
