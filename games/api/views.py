@@ -23,7 +23,7 @@ from games.exceptions import RecordTooLarge
 from games.models import Submission
 from tournaments.api.errors import ApiErrorsMixin
 from tournaments.api.permissions import can_submit, is_organizer, visible_tournaments
-from tournaments.models import Match
+from tournaments.models import LineMember, Match, Tournament
 
 logger = logging.getLogger(__name__)
 
@@ -51,13 +51,14 @@ def submissions_for(user):
         return qs.none()
     if user.is_superuser:
         return qs
+    staff_of = Tournament.objects.filter(Q(organizers=user) | Q(referees=user)).values("pk")
+    own_lines = LineMember.objects.filter(player__user=user).values("line_id")
     return qs.filter(
         Q(submitter=user)
-        | Q(match__round__stage__tournament__organizers=user)
-        | Q(match__round__stage__tournament__referees=user)
-        | Q(match__home__members__player__user=user)
-        | Q(match__away__members__player__user=user)
-    ).distinct()
+        | Q(match__round__stage__tournament__in=staff_of)
+        | Q(match__home__in=own_lines)
+        | Q(match__away__in=own_lines)
+    )
 
 
 class MatchRecordsView(ApiErrorsMixin, GenericAPIView):
