@@ -82,7 +82,7 @@ def percentile(values, p):
 def run(n_records, lines, rate):
     from games import services
     from games.models import Submission
-    from tests import factories
+    from tests.api import factories
 
     n_lines = lines or next(n for n in range(2, 200) if n * (n - 1) // 2 >= n_records)
     organizer = factories.user("bench", is_staff=True)

@@ -3,7 +3,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from config.celery import app as celery_app
-from tests import factories
+from tests.api import factories
 
 
 @pytest.fixture(autouse=True)

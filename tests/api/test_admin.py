@@ -5,7 +5,7 @@ from django.urls import reverse
 
 from games import services
 from games.models import Submission
-from tests import factories
+from tests.api import factories
 from tournaments.models import Match, MatchResult, Round, Stage
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@ generate rounds; every error has the same body."""
 
 import pytest
 
-from tests import factories
+from tests.api import factories
 from tests.api.test_records import assert_error
 from tournaments.models import Entry, Match, Stage
 

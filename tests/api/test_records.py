@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from games.models import Submission
-from tests import factories
+from tests.api import factories
 from tournaments.models import ChangeLog, MatchResult
 
 pytestmark = pytest.mark.django_db

@@ -15,7 +15,7 @@ from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
 
 from games import services
-from tests import factories
+from tests.api import factories
 
 MAX_EXAMPLES = 8
 _auth = {}

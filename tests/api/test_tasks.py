@@ -14,7 +14,7 @@ from django.utils import timezone
 from config.celery import app as celery_app
 from games import services, tasks
 from games.models import Submission
-from tests import factories
+from tests.api import factories
 from tournaments.models import ChangeLog, DealResult, MatchResult
 
 pytestmark = pytest.mark.django_db

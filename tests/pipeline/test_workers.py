@@ -11,7 +11,7 @@ import pytest
 from django.db.models import Count
 
 from games.models import Submission
-from tests import factories
+from tests.api import factories
 from tests.api.conftest import client_for
 from tests.pipeline.conftest import SKIP_REASON
 from tournaments.models import ChangeLog, DealResult, MatchResult
