@@ -132,6 +132,12 @@ class MatchRecordsView(ApiErrorsMixin, GenericAPIView):
     @extend_schema(operation_id="matches_records_list", responses=SubmissionSerializer(many=True))
     def get(self, request, match_id):
         match = self._match(match_id)
+        tournament_id = match.round.stage.tournament_id
+        if not (
+            visible_tournaments(request.user).filter(pk=tournament_id).exists()
+            or can_submit(request.user, match)
+        ):
+            raise NotFound(_("No such match."))
         queryset = self.get_queryset().filter(match=match).order_by("-version")
         page = self.paginate_queryset(queryset)
         data = SubmissionSerializer(page, many=True, context={"request": request}).data

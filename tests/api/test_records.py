@@ -380,3 +380,11 @@ def test_submissions_are_visible_to_staff_and_submitter_only(
     listing = api(organizer).get("/api/v1/submissions/", {"state": "verified"}).json()
     assert [s["id"] for s in listing["results"]] == [sub.pk]
     assert ChangeLog.objects.filter(match=match).count() >= 1
+
+
+def test_listing_a_private_matchs_records_is_404_for_strangers(api, db):
+    private = factories.tournament(public=False)
+    match = factories.matches(private)[0]
+    assert_error(api(factories.user()).get(url(match)), 404)
+    player = factories.players_user(match.home)
+    assert api(player).get(url(match)).status_code == 200
