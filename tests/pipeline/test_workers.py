@@ -4,8 +4,11 @@ Marked ``pipeline``; skipped (with the reason) unless DATABASE_URL names Postgre
 CELERY_BROKER_URL is set.
 """
 
+import os
+import signal
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from django.db.models import Count
@@ -150,5 +153,23 @@ def test_broker_outage_delays_but_loses_nothing(workers, broker, db):
     assert not subs.filter(enqueued_at__isnull=False).exists()
     time.sleep(1)
     broker.start()
+    wait_until_final(ids, workers, timeout=90)
+    assert_applied_exactly_once(tournament)
+
+
+def test_a_pool_process_killed_mid_task_is_redelivered_without_the_sweep(workers, db):
+    """``reject_on_worker_lost``: the parent requeues the task its dead child was running."""
+    organizer = factories.user("pipeline-child", is_staff=True)
+    tournament = factories.tournament(lines=12, organizer=organizer)  # 66 matches
+    worker = workers.start()  # no beat: only redelivery can finish the job
+    ids = submit_all(tournament, organizer, seed_base=3000)
+    deadline = time.monotonic() + 60
+    while Submission.objects.filter(pk__in=ids).exclude(state="pending").count() < 5:
+        assert time.monotonic() < deadline, workers.logs()
+        time.sleep(0.02)
+    children = Path(f"/proc/{worker.pid}/task/{worker.pid}/children").read_text().split()
+    assert children, "the prefork worker has no pool processes"
+    for child in children:
+        os.kill(int(child), signal.SIGKILL)
     wait_until_final(ids, workers, timeout=90)
     assert_applied_exactly_once(tournament)
