@@ -9,7 +9,7 @@ import pytest
 from celery.exceptions import Retry
 from django.core.management import call_command
 from django.db import OperationalError
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from config.celery import app as celery_app
 from games import services, tasks
@@ -159,6 +159,9 @@ def _run(path):
     import io
 
     out, err = io.StringIO(), io.StringIO()
-    with mock.patch("django.db.transaction.on_commit", lambda fn, *a, **k: fn()):
+    with (
+        mock.patch("django.db.transaction.on_commit", lambda fn, *a, **k: fn()),
+        translation.override("en"),
+    ):
         call_command("import_records", str(path), "--no-progress", stdout=out, stderr=err)
     return out.getvalue(), err.getvalue()
