@@ -1,6 +1,7 @@
 """Entering results: what is accepted, what is refused (and then nothing is stored)."""
 
 import pytest
+from django.utils import translation
 
 from tests.tournaments.conftest import KO, RR, make_tournament
 from tournaments.exceptions import ResultError
@@ -240,7 +241,7 @@ def test_later_knockout_result_blocks_changing_the_feeder():
     final = Match.objects.get(round__number=2, is_third_place=False)
     results.enter_result(final, deals((4, 1), (4, 1), (4, 1)))
     feeder = first_round[0]
-    with pytest.raises(ResultError, match="delete that result first"):
+    with translation.override("en"), pytest.raises(ResultError, match="delete that result first"):
         results.enter_result(feeder, deals((1, 4), (1, 4), (1, 4)))
     with pytest.raises(ResultError):
         results.delete_result(feeder)
@@ -357,8 +358,8 @@ def test_closed_stage_refuses_changes():
     stage = match.round.stage
     stage.status = Stage.Status.CLOSED
     stage.save()
-    with pytest.raises(ResultError, match="closed"):
+    with translation.override("en"), pytest.raises(ResultError, match="closed"):
         results.enter_result(Match.objects.get(pk=match.pk), deals((1, 6), (1, 6)))
-    with pytest.raises(ResultError, match="closed"):
+    with translation.override("en"), pytest.raises(ResultError, match="closed"):
         results.delete_result(Match.objects.get(pk=match.pk))
     assert result_of(match) == ((12, 15, 5), (7, 5, -5))
