@@ -102,6 +102,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Serve straight from the apps' static folders too, so the run command works before (or
+# without) collectstatic; production runs collectstatic and whitenoise serves STATIC_ROOT.
+WHITENOISE_USE_FINDERS = True
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -117,8 +120,9 @@ STORAGES = {
 LOGIN_URL = "admin:login"
 
 # Celery: Redis in production and CI; eager (in-process) when no broker is configured.
-CELERY_BROKER_URL = env("CELERY_BROKER_URL")
-CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_ALWAYS_EAGER = not env("CELERY_BROKER_URL")
+# Eager tasks never reach a broker, but Celery still opens a producer: an in-memory one.
+CELERY_BROKER_URL = env("CELERY_BROKER_URL") or "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -39,6 +39,7 @@ class Submission(models.Model):
         API = "api", _("API")
         IMPORT = "import", _("Bulk import")
         ADMIN = "admin", _("Admin")
+        DEMO = "demo", _("Demo data")
 
     FINAL_STATES = (State.VERIFIED, State.REJECTED, State.ERROR)
 

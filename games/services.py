@@ -274,8 +274,19 @@ def _check_players(match, tournament, seats):
 # --- submitting -------------------------------------------------------------------------------
 
 
-def submit_record(match: Match, document: dict, *, user=None, source=Submission.Source.API):
+def submit_record(
+    match: Match,
+    document: dict,
+    *,
+    user=None,
+    source=Submission.Source.API,
+    verify_now: bool = False,
+):
     """Store ``document`` as a new version of ``match``'s record, or return the same one.
+
+    The verification task is enqueued once the transaction commits; ``verify_now`` runs the same
+    verification in the caller's transaction instead, for callers that need the result at once
+    (the demo data builds its knock-out from the group results it has just stored).
 
     Raises a SubmissionError (nothing stored) when the document cannot be this match's record.
     """
@@ -303,7 +314,11 @@ def submit_record(match: Match, document: dict, *, user=None, source=Submission.
                 submitter=user if user is not None and user.is_authenticated else None,
                 source=source,
             )
-            transaction.on_commit(partial(enqueue_verification, submission.pk))
+            if verify_now:
+                run_verification(submission.pk)
+                submission.refresh_from_db()
+            else:
+                transaction.on_commit(partial(enqueue_verification, submission.pk))
     except IntegrityError:
         # A concurrent identical submission won the race (databases without row locks).
         existing = Submission.objects.filter(match=match, content_hash=digest).first()

@@ -1,5 +1,7 @@
 """The project boots on whatever database the environment names, with both languages."""
 
+import os
+
 import pytest
 from django.conf import settings
 from django.core.management import call_command
@@ -16,4 +18,4 @@ def test_no_missing_migrations():
 
 
 def test_celery_is_eager_only_without_a_broker():
-    assert settings.CELERY_TASK_ALWAYS_EAGER == (not settings.CELERY_BROKER_URL)
+    assert (not os.environ.get("CELERY_BROKER_URL")) == settings.CELERY_TASK_ALWAYS_EAGER

@@ -1,9 +1,9 @@
 """A realistic, public demo tournament: 16 lines in 4 groups, then a knock-out of 8.
 
-Every result comes from a simulated match record (``games.engine.simulate_match``, seeded, so the
-demo is the same on every machine) verified by ``games.engine.verify_document`` and stored with
-``results.apply_verified_result``, like a record a platform would submit. One group match ends in
-a timeout, one in an abandon, and one knock-out match needs tie-break deals.
+Every result comes from a simulated match record (``games.engine.simulate_match``, seeded, so
+the demo is the same on every machine) submitted through ``games.services.submit_record`` as a
+platform would send it, so each match keeps its verified record for the replay viewer. One group
+match ends in a timeout, one in an abandon, and one knock-out match needs tie-break deals.
 """
 
 import datetime
@@ -14,8 +14,10 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from games.models import Submission
+from games.services import submit_record
 from tournaments.models import Line, Match, Outcome, Player, Stage, Tournament
-from tournaments.services import entries, presets, results, schedule
+from tournaments.services import entries, presets, schedule
 
 logger = logging.getLogger(__name__)
 
@@ -132,8 +134,16 @@ def _play(match, tournament, *, seed, knockout, outcome=None, want_tiebreak=Fals
             raise CommandError(f"simulated record for {match} does not verify: {verdict['errors']}")
         if not want_tiebreak or any(d.get("tiebreak") for d in verdict["deals"]):
             break
-    results.apply_verified_result(match, verdict, source=f"demo:{seed}")
-    return verdict
+    # Through the submission path, so each demo match keeps its record for the replay viewer.
+    submission = submit_record(
+        match, record, source=Submission.Source.DEMO, verify_now=True
+    ).submission
+    if submission.state != Submission.State.VERIFIED or not submission.is_standing:
+        raise CommandError(
+            f"demo record for {match} was not accepted: "
+            f"{submission.state} {submission.error_reason}"
+        )
+    return submission.verdict
 
 
 @transaction.atomic
