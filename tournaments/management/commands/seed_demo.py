@@ -104,6 +104,8 @@ class Command(BaseCommand):
 def delete_demo(tournament):
     line_ids = list(tournament.entries.values_list("line_id", flat=True))
     player_ids = list(Player.objects.filter(lines__in=line_ids).values_list("pk", flat=True))
+    # Submissions are protected so a real record is never lost; demo records are ours to drop.
+    Submission.objects.filter(match__round__stage__tournament=tournament).delete()
     tournament.delete()
     Line.objects.filter(pk__in=line_ids, entries__isnull=True).delete()
     Player.objects.filter(pk__in=player_ids, memberships__isnull=True).delete()
