@@ -11,6 +11,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.apps import apps
+
 from tournaments.algorithms import standings as algo
 from tournaments.algorithms.vp import Outcome as AlgoOutcome
 from tournaments.models import Group, GroupMember, Line, Match, MatchResult, Outcome, TieBreak
@@ -118,6 +120,8 @@ def _tables_for(groups, tournament, ratings=None):
         results[result["match__group_id"]].append(result)
 
     tiebreaks = [algo.TieBreak(tb) for tb in tournament.tiebreaks or []]
+    if ratings is None and algo.TieBreak.RATING in tiebreaks:
+        ratings = _line_ratings([m.line_id for ms in members.values() for m in ms], tournament)
     tables = []
     for group in groups:
         group_members = members[group.pk]
@@ -149,6 +153,18 @@ def _tables_for(groups, tournament, ratings=None):
         grid = algo.head_to_head_grid(line_ids, played)
         tables.append(GroupTable(group, rows, grid, [str(tb) for tb in tiebreaks]))
     return tables
+
+
+def _line_ratings(line_ids, tournament):
+    """Line strengths for the RATING tie-break, from the ratings app when it is installed.
+
+    Imported late: ratings is built on top of tournaments, not the other way round.
+    """
+    if not apps.is_installed("ratings"):
+        return {}
+    from ratings.services.queries import line_ratings
+
+    return line_ratings(line_ids, tournament.seats_per_line)
 
 
 def _tournament_of(group):
