@@ -4,6 +4,17 @@ Kept as one literal so an organizer-facing page or a JSON export can show exactl
 engine uses; the engine reads these tables instead of branching on variant names.
 """
 
+# Suit and face names shared by the deck styles (French-suited decks: quadri = denari, ...).
+ITALIAN_SUITS = {
+    "it": ["denari", "coppe", "bastoni", "spade"],
+    "en": ["coins", "cups", "clubs", "swords"],
+}
+FRENCH_SUITS = {
+    "it": ["quadri", "cuori", "fiori", "picche"],
+    "en": ["diamonds", "hearts", "clubs", "spades"],
+}
+ITALIAN_FACES = {"it": ["fante", "cavallo", "re"], "en": ["jack", "knight", "king"]}
+
 PRESETS = {
     "variants": {
         "scopa": {
@@ -109,64 +120,43 @@ PRESETS = {
         "napoletane": {
             "it": "Napoletane",
             "en": "Neapolitan",
-            "suits": {
-                "it": ["denari", "coppe", "bastoni", "spade"],
-                "en": ["coins", "cups", "clubs", "swords"],
-            },
-            "faces": {"it": ["fante", "cavallo", "re"], "en": ["jack", "knight", "king"]},
+            "suits": ITALIAN_SUITS,
+            "faces": ITALIAN_FACES,
         },
         "piacentine": {
             "it": "Piacentine",
             "en": "Piacentine",
-            "suits": {
-                "it": ["denari", "coppe", "bastoni", "spade"],
-                "en": ["coins", "cups", "clubs", "swords"],
-            },
-            "faces": {"it": ["fante", "cavallo", "re"], "en": ["jack", "knight", "king"]},
+            "suits": ITALIAN_SUITS,
+            "faces": ITALIAN_FACES,
         },
         "siciliane": {
             "it": "Siciliane",
             "en": "Sicilian",
-            "suits": {
-                "it": ["denari", "coppe", "bastoni", "spade"],
-                "en": ["coins", "cups", "clubs", "swords"],
-            },
-            "faces": {"it": ["fante", "cavallo", "re"], "en": ["jack", "knight", "king"]},
+            "suits": ITALIAN_SUITS,
+            "faces": ITALIAN_FACES,
         },
         "piemontesi": {
             "it": "Piemontesi",
             "en": "Piedmontese",
-            "suits": {
-                "it": ["quadri", "cuori", "fiori", "picche"],
-                "en": ["diamonds", "hearts", "clubs", "spades"],
-            },
+            "suits": FRENCH_SUITS,
             "faces": {"it": ["fante", "donna", "re"], "en": ["jack", "queen", "king"]},
         },
         "trevisane": {
             "it": "Trevisane",
             "en": "Trevisan",
-            "suits": {
-                "it": ["denari", "coppe", "bastoni", "spade"],
-                "en": ["coins", "cups", "clubs", "swords"],
-            },
-            "faces": {"it": ["fante", "cavallo", "re"], "en": ["jack", "knight", "king"]},
+            "suits": ITALIAN_SUITS,
+            "faces": ITALIAN_FACES,
         },
         "spagnole": {
             "it": "Spagnole",
             "en": "Spanish",
-            "suits": {
-                "it": ["denari", "coppe", "bastoni", "spade"],
-                "en": ["coins", "cups", "clubs", "swords"],
-            },
-            "faces": {"it": ["fante", "cavallo", "re"], "en": ["jack", "knight", "king"]},
+            "suits": ITALIAN_SUITS,
+            "faces": ITALIAN_FACES,
         },
         "francesi": {
             "it": "Francesi",
             "en": "French",
-            "suits": {
-                "it": ["quadri", "cuori", "fiori", "picche"],
-                "en": ["diamonds", "hearts", "clubs", "spades"],
-            },
+            "suits": FRENCH_SUITS,
             "faces": {"it": ["J", "Q", "K"], "en": ["J", "Q", "K"]},
         },
     },
