@@ -5,6 +5,7 @@ reports it with its position, a stable code and the sentence in Italian and Engl
 """
 
 import logging
+from dataclasses import dataclass
 
 from msgspec import UNSET
 
@@ -21,24 +22,24 @@ logger = logging.getLogger(__name__)
 TIEBREAK_DEALS = 3
 
 
+@dataclass(slots=True)
 class Verdict:
     """What the verifier answers about one record; `as_dict` is the CLI's JSON line."""
 
-    def __init__(self, **fields):
-        self.valid = fields["valid"]
-        self.errors = fields["errors"]
-        self.deals = fields["deals"]
-        self.totals = fields["totals"]
-        self.winner = fields["winner"]
-        self.margin = fields["margin"]
-        self.declared_mismatches = fields["declared_mismatches"]
-        self.outcome = fields["outcome"]
-        self.sides = fields["sides"]
-        self.seats = fields["seats"]
-        self.end = fields["end"]
-        self.penalty = fields["penalty"]
-        self.clock = fields["clock"]
-        self.lang = fields.get("lang", "it")
+    valid: bool
+    errors: list
+    deals: list
+    totals: list
+    winner: int | None
+    margin: int
+    declared_mismatches: list
+    outcome: dict
+    sides: int
+    seats: list
+    end: dict | None
+    penalty: dict | None
+    clock: dict | None
+    lang: str = "it"
 
     def as_dict(self, lang: str | None = None) -> dict:
         lang = lang or self.lang
