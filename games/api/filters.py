@@ -3,10 +3,11 @@
 import django_filters
 
 from games.models import Submission
+from tournaments.api.filters import IdFilter
 
 
 class SubmissionFilter(django_filters.FilterSet):
-    tournament = django_filters.NumberFilter(field_name="match__round__stage__tournament")
+    tournament = IdFilter(field_name="match__round__stage__tournament")
 
     class Meta:
         model = Submission

@@ -173,3 +173,25 @@ def test_schema_and_docs_are_served(api, db):
         "$ref": "#/components/schemas/ScopaMatchRecord"
     }
     assert api().get("/api/docs/").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "param"),
+    [
+        ("rounds", "tournament"),
+        ("matches", "tournament"),
+        ("matches", "stage"),
+        ("matches", "line"),
+        ("lines", "tournament"),
+        ("players", "tournament"),
+        ("submissions", "tournament"),
+    ],
+)
+def test_an_id_filter_beyond_the_database_range_is_a_400_not_a_500(
+    api, organizer, tournament, path, param
+):
+    client = api(organizer)
+    response = client.get(f"/api/v1/{path}/", {param: "99999999999999999999999"})
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["field"] == param
+    assert client.get(f"/api/v1/{path}/", {param: tournament.pk}).status_code == 200

@@ -1,9 +1,25 @@
 """django-filter filter sets: what list endpoints can be narrowed by."""
 
 import django_filters
+from django import forms
 from django.db.models import Q
 
 from tournaments.models import Line, Match, Player, Round, Stage, Tournament
+
+ID_MAX = 2**63 - 1
+"""The largest id a database can hold (64-bit signed): a bigger one is refused with a 400
+instead of overflowing the query (a 500 on SQLite and PostgreSQL alike)."""
+
+
+class IdFilter(django_filters.NumberFilter):
+    """An id: a whole number in the database's range."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("min_value", -ID_MAX)
+        kwargs.setdefault("max_value", ID_MAX)
+        super().__init__(*args, **kwargs)
 
 
 class TournamentFilter(django_filters.FilterSet):
@@ -23,7 +39,7 @@ class StageFilter(django_filters.FilterSet):
 
 
 class RoundFilter(django_filters.FilterSet):
-    tournament = django_filters.NumberFilter(field_name="stage__tournament")
+    tournament = IdFilter(field_name="stage__tournament")
 
     class Meta:
         model = Round
@@ -31,9 +47,9 @@ class RoundFilter(django_filters.FilterSet):
 
 
 class MatchFilter(django_filters.FilterSet):
-    tournament = django_filters.NumberFilter(field_name="round__stage__tournament")
-    stage = django_filters.NumberFilter(field_name="round__stage")
-    line = django_filters.NumberFilter(method="filter_line", label="line")
+    tournament = IdFilter(field_name="round__stage__tournament")
+    stage = IdFilter(field_name="round__stage")
+    line = IdFilter(method="filter_line", label="line")
 
     class Meta:
         model = Match
@@ -44,7 +60,7 @@ class MatchFilter(django_filters.FilterSet):
 
 
 class LineFilter(django_filters.FilterSet):
-    tournament = django_filters.NumberFilter(field_name="entries__tournament")
+    tournament = IdFilter(field_name="entries__tournament")
     name = django_filters.CharFilter(lookup_expr="icontains")
 
     class Meta:
@@ -53,7 +69,7 @@ class LineFilter(django_filters.FilterSet):
 
 
 class PlayerFilter(django_filters.FilterSet):
-    tournament = django_filters.NumberFilter(field_name="lines__entries__tournament")
+    tournament = IdFilter(field_name="lines__entries__tournament")
     name = django_filters.CharFilter(lookup_expr="icontains")
 
     class Meta:
