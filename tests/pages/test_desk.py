@@ -112,6 +112,17 @@ def test_garbage_in_a_cell_is_refused_not_a_500(client, organizer, match):
     assert not MatchResult.objects.filter(match=match).exists()
 
 
+@pytest.mark.parametrize("cell", ["²", "-²", "99999999999999999999999", "40000"])
+def test_odd_figures_in_a_cell_are_refused_not_a_500(client, organizer, match, cell):
+    client.force_login(organizer)
+    url = reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk])
+    data = _form(match, [(WIN, {})])
+    data["d0-away-scope"] = cell
+    response = client.post(url, data)
+    assert response.status_code == 400
+    assert not MatchResult.objects.filter(match=match).exists()
+
+
 def test_check_only_validates_without_saving(client, organizer, match):
     client.force_login(organizer)
     url = reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk])

@@ -82,6 +82,11 @@ REFUSALS = {
     "one side only": [{"points": [11], "breakdown": [{}]}],
     "bad category": [{"points": [1, 0], "breakdown": [{"Scope!": 1}, {}]}],
     "no deals": [],
+    "more points than a deal can score": [deal(40000, 0)],
+    "points beyond any integer column": [
+        {"points": ["99999999999999999999999", 0], "breakdown": [{}, {}]}
+    ],
+    "a superscript digit": [{"points": ["²", 0], "breakdown": [{"scope": "²"}, {}]}],
 }
 
 

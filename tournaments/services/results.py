@@ -27,6 +27,9 @@ logger = logging.getLogger(__name__)
 
 MAX_TIEBREAK_DEALS = 3
 MAX_DEALS = 60
+MAX_DEAL_POINTS = 99
+"""No deal scores more (a few dozen scope at most): larger figures are typing errors, and would
+overflow the stored points."""
 _CATEGORY = re.compile(r"^[a-z][a-z0-9_]{0,29}$")
 PLAYED_OUTCOMES = {Outcome.COMPLETED, Outcome.TIMEOUT, Outcome.ABANDON}
 OFFENCE_OUTCOMES = {Outcome.TIMEOUT, Outcome.ABANDON, Outcome.FORFEIT}
@@ -60,12 +63,24 @@ class Decision:
 
 
 def _as_int(value, what):
-    """An int from a JSON number or a digit string; anything else is refused."""
+    """An int from a JSON number or a digit string; anything else is refused, and so is a
+    number no deal can score (it would overflow the stored points)."""
+    number = None
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
-    raise ResultError(_("%(what)s must be a whole number.") % {"what": what})
+        number = value
+    elif isinstance(value, str) and value.strip().lstrip("-").isdecimal():
+        try:
+            number = int(value.strip())
+        except ValueError:  # pragma: no cover - isdecimal() strings are int()-readable
+            number = None
+    if number is None:
+        raise ResultError(_("%(what)s must be a whole number.") % {"what": what})
+    if number > MAX_DEAL_POINTS:
+        raise ResultError(
+            _("%(what)s: %(value)d is more than a deal can score (at most %(max)d).")
+            % {"what": what, "value": number, "max": MAX_DEAL_POINTS}
+        )
+    return number
 
 
 def _parse_deal(index, raw) -> Deal:

@@ -243,6 +243,15 @@ def _is_blank(row):
     )
 
 
+def _number(raw):
+    """A typed figure as an int when it is one (``"7"``, ``"-2"``), else unchanged, so the
+    service refuses it with its own message (``"²"`` is a digit to ``isdigit`` but no int)."""
+    if isinstance(raw, int):
+        return raw
+    text = str(raw)
+    return int(text) if text.lstrip("-").isdecimal() else raw
+
+
 def _deals_payload(rows):
     """Form rows → the ``deals`` list of ``results.enter_result`` (blank rows dropped).
 
@@ -258,13 +267,13 @@ def _deals_payload(rows):
             cells = {c: v for c, v in row[side]["cells"] if v != ""}
             parsed = {}
             for category, value in cells.items():
-                parsed[category] = int(value) if value.lstrip("-").isdigit() else value
+                parsed[category] = _number(value)
             breakdown.append(parsed)
             raw = row[side]["points"]
             if raw == "":
                 numeric = [v for v in parsed.values() if isinstance(v, int)]
                 raw = sum(numeric) if len(numeric) == len(parsed) else "?"
-            points.append(int(raw) if str(raw).lstrip("-").isdigit() else raw)
+            points.append(_number(raw))
         deal = {
             "points": points,
             "breakdown": breakdown,
