@@ -195,3 +195,26 @@ def test_an_id_filter_beyond_the_database_range_is_a_400_not_a_500(
     assert response.status_code == 400, response.content
     assert response.json()["error"]["field"] == param
     assert client.get(f"/api/v1/{path}/", {param: tournament.pk}).status_code == 200
+
+
+def test_a_seed_or_seed_id_beyond_the_database_range_is_a_400_not_a_500(api, organizer, db):
+    t = factories.tournament(lines=0, organizer=organizer)
+    client = api(organizer)
+    huge = 99999999999999999999
+    error = assert_error(
+        client.post(
+            f"/api/v1/tournaments/{t.pk}/lines/",
+            {"players": [{"name": "Giocatore"}], "seed": huge},
+            format="json",
+        ),
+        400,
+    )
+    assert error["field"] == "seed"
+    assert not Entry.objects.filter(tournament=t).exists()
+    stage = Stage.objects.create(tournament=t, order=2, name="Finale", kind=Stage.Kind.KNOCKOUT)
+    error = assert_error(
+        client.post(f"/api/v1/stages/{stage.pk}/generate/", {"seeds": [huge, 1]}, format="json"),
+        400,
+    )
+    assert error["field"].startswith("seeds")
+    assert not stage.rounds.exists()

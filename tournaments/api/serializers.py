@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from tournaments.api.filters import ID_MAX
 from tournaments.models import (
     DealResult,
     Entry,
@@ -20,6 +21,9 @@ from tournaments.models import (
     Tournament,
     VPTable,
 )
+
+SEED_MAX = 2**31 - 1
+"""The largest seed the database stores (a positive 32-bit integer)."""
 
 
 class PlayerSerializer(serializers.ModelSerializer):
@@ -68,7 +72,9 @@ class AddLineSerializer(serializers.Serializer):
     line = serializers.IntegerField(required=False, help_text=_("An existing line's id."))
     name = serializers.CharField(max_length=160, required=False)
     players = NewPlayerSerializer(many=True, required=False)
-    seed = serializers.IntegerField(required=False, min_value=1, allow_null=True)
+    seed = serializers.IntegerField(
+        required=False, min_value=1, max_value=SEED_MAX, allow_null=True
+    )
 
     def validate(self, attrs):
         tournament = self.context["tournament"]
@@ -223,7 +229,7 @@ class GenerateSerializer(serializers.Serializer):
         required=False, min_value=1, help_text=_("Round robin: make this many groups first.")
     )
     seeds = serializers.ListField(
-        child=serializers.IntegerField(),
+        child=serializers.IntegerField(min_value=1, max_value=ID_MAX),
         required=False,
         help_text=_("Knock-out: line ids, seed 1 first (default: the tournament's seeds)."),
     )
