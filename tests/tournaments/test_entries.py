@@ -69,6 +69,21 @@ def test_errors_are_reported_by_row_and_nothing_is_saved():
 
 
 @pytest.mark.django_db
+def test_seeds_no_database_can_hold_are_row_errors_not_a_crash():
+    tournament = make_tournament()
+    text = (
+        "line,player 1,seed\n"
+        "Uno,Primo,²\n"  # a digit to str.isdigit, but no int
+        "Due,Secondo,99999999999999999999999\n"  # beyond any integer column
+        "Tre,Terzo,3\n"
+    )
+    with pytest.raises(LineImportError) as error:
+        entries.import_lines_csv(tournament, text)
+    assert {row for row, _message in error.value.errors} == {2, 3}
+    assert Entry.objects.count() == 0
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize(
     "content",
     [b"", b"nome,cognome\nA,B\n", b"\xff\xfe\x00garbage", "line,player 1\n"],

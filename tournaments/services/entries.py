@@ -19,6 +19,7 @@ logger = logging.getLogger(__name__)
 
 MAX_IMPORT_BYTES = 2 * 1024 * 1024
 MAX_IMPORT_ROWS = 10_000
+MAX_SEED = 2**31 - 1  # what Entry.seed stores on every database
 
 # Accepted header names (English and Italian) for each column.
 COLUMNS = {
@@ -259,7 +260,7 @@ def parse_lines_csv(file) -> list[LineRow]:
             )
             seed = cell("seed")
             if seed:
-                if seed.isdigit() and int(seed) > 0:
+                if seed.isdecimal() and 0 < int(seed) <= MAX_SEED:
                     row.seed = int(seed)
                 else:
                     row.errors.append(_("the seed must be a positive whole number"))
