@@ -3,6 +3,8 @@
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
+from django.utils import translation
+from django.utils.html import escape
 
 from tests.pages.factories import build_tournament
 from tournaments.models import ChangeLog, DealResult, Match, MatchResult, Stage
@@ -78,6 +80,23 @@ def test_desk_lists_missing_results_and_changes(client, tournament, organizer):
     html = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
     assert "Enter result" in html or "Inserisci" in html
     assert "rounds.generated" in html  # the change log, written by the services
+
+
+@pytest.mark.parametrize(
+    ("action", "label"),
+    [
+        ("lines.imported", "Linee importate (CSV)"),
+        ("line.added", "Linea aggiunta"),
+        ("admin.match.changed", "Modificato dall'amministrazione"),
+        ("admin.entry.deleted", "Eliminato dall'amministrazione"),
+    ],
+)
+def test_every_change_log_action_has_an_italian_label(client, tournament, organizer, action, label):
+    ChangeLog.objects.create(tournament=tournament, action=action, detail={})
+    client.force_login(organizer)
+    with translation.override("it"):
+        html = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    assert f'<th scope="row">{escape(label)} <code class="muted">{action}</code></th>' in html
 
 
 def test_result_that_does_not_add_up_is_refused_and_nothing_saved(client, organizer, match):

@@ -85,14 +85,29 @@ def _action_labels():
         "rounds.generated": _("Rounds generated"),
         "groups.created": _("Groups created"),
         "lines.added": _("Lines added"),
+        "lines.imported": _("Lines imported (CSV)"),
+        "line.added": _("Line added"),
         "tournament.created": _("Tournament created"),
+    }
+
+
+def _admin_action_labels():
+    """``admin.<model>.<verb>``, written by the admin's save and delete hooks."""
+    return {
+        "added": _("Added in the admin"),
+        "changed": _("Changed in the admin"),
+        "deleted": _("Deleted in the admin"),
     }
 
 
 def _labelled(changes):
     labels = _action_labels()
+    admin_labels = _admin_action_labels()
     for change in changes:
-        change.action_label = labels.get(change.action, change.action)
+        label = labels.get(change.action)
+        if label is None and change.action.startswith("admin."):
+            label = admin_labels.get(change.action.rsplit(".", 1)[-1])
+        change.action_label = label or change.action
     return changes
 
 
