@@ -285,3 +285,28 @@ def test_first_stage_bracket_from_seeds(client, organizer, tournament):
     response = client.post(reverse("desk:generate", args=[tournament.slug, stage.pk]), follow=True)
     assert "msg-success" in response.content.decode()
     assert Match.objects.filter(round__stage=stage).count() == 3  # 4 lines: 2 semis, final
+
+
+def test_time_limited_match_ended_by_time_on_the_desk(client, db):
+    """Valliadi (21 points within an hour): when time runs out the line ahead wins, below 21."""
+    from tests.tournaments.conftest import RR, make_tournament
+    from tournaments.services import schedule
+
+    tournament = make_tournament("valliadi-21-un-ora", n_lines=2, stages=[RR])
+    stage = tournament.stages.get()
+    schedule.create_groups(stage, 1)
+    schedule.generate_round_robin(stage)
+    match = Match.objects.get(round__stage=stage)
+    user = User.objects.create_user("valliadi", password="x-pass-12345")
+    tournament.organizers.add(user)
+    client.force_login(user)
+    url = reverse("desk:match", args=[tournament.slug, match.pk])
+    assert 'name="time_expired"' in client.get(url).content.decode()
+    data = _form(match, [(WIN, {"scope": 4}), ({"scope": 2}, {"scope": 1})])  # 13-5
+    assert client.post(url, data).status_code == 400  # nobody reached 21
+    assert not MatchResult.objects.filter(match=match).exists()
+    response = client.post(url, {**data, "time_expired": "1"})
+    assert response.status_code == 302
+    home = MatchResult.objects.get(match=match, line=match.home)
+    assert (home.points, home.won, home.mp) == (13, True, 8)
+    assert 'name="time_expired" value="1" checked' in client.get(url).content.decode()

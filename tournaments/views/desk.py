@@ -327,14 +327,19 @@ def _summary(match):
     }
 
 
-def _try_result(match, deals, outcome, offender, user, *, dry_run):
+def _try_result(match, deals, outcome, offender, user, *, dry_run, time_expired=False):
     """Run ``enter_result``; on a dry run, roll everything back. Returns the summary line."""
     from tournaments.services import results
 
     try:
         with transaction.atomic():
             stored = results.enter_result(
-                match, deals, outcome=outcome, offender=offender, user=user
+                match,
+                deals,
+                outcome=outcome,
+                offender=offender,
+                user=user,
+                time_expired=time_expired,
             )
             summary = _summary(Match.objects.prefetch_related("results").get(pk=stored.pk))
             if dry_run:
@@ -342,6 +347,15 @@ def _try_result(match, deals, outcome, offender, user, *, dry_run):
     except _DryRun as check:
         return str(check)
     return summary
+
+
+def _ended_by_time(match, tournament):
+    """Whether a stored result of a time-limited match was won without reaching the target
+    (so time ran out), for showing the box ticked when the result is corrected."""
+    if not tournament.time_limit_s or match.outcome != Outcome.COMPLETED:
+        return False
+    winner = next((r for r in match.results.all() if r.line_id == match.winner_id), None)
+    return winner is not None and winner.points < tournament.end_value
 
 
 @login_required
@@ -359,6 +373,7 @@ def enter_result(request, slug, match_id):
         outcome = request.POST.get("outcome", Outcome.COMPLETED)
         offender_side = request.POST.get("offender", "")
         dry_run = request.POST.get("action") == "check"
+        time_expired = bool(tournament.time_limit_s and request.POST.get("time_expired"))
         try:
             if not (match.home_id and match.away_id):
                 raise ResultError(_("Both lines of this match must be known first."))
@@ -369,6 +384,7 @@ def enter_result(request, slug, match_id):
                 _offender(match, offender_side),
                 request.user,
                 dry_run=dry_run,
+                time_expired=time_expired,
             )
         except TournamentError as refusal:
             error = str(refusal)
@@ -394,6 +410,7 @@ def enter_result(request, slug, match_id):
             if match.offender_id
             else ""
         )
+        time_expired = _ended_by_time(match, tournament)
     context = {
         "tournament": tournament,
         "match": match,
@@ -404,6 +421,8 @@ def enter_result(request, slug, match_id):
         "knockout": knockout,
         "outcome": outcome,
         "offender": offender_side,
+        "time_limited": bool(tournament.time_limit_s),
+        "time_expired": time_expired,
         "outcomes": [(value, label) for value, label in Outcome.choices if value != Outcome.BYE],
         "error": error,
         "summary": summary,
