@@ -226,7 +226,9 @@ class PlayError:
         self.params = params
 
     def message(self, lang: str = "it") -> str:
-        text = format_message(PLAY_MESSAGES, self.code, lang, self.params)
+        # the position is available to the sentence too (`manca la smazzata {deal}`)
+        params = {"deal": self.deal, "play": self.play, **self.params}
+        text = format_message(PLAY_MESSAGES, self.code, lang, params)
         if lang == "en":
             where = f"deal {self.deal}" + ("" if self.play is None else f", play {self.play}")
         else:

@@ -304,7 +304,7 @@ class MatchProgress:
                 f"no side leads alone with at least {self.target} points",
             )
         return (
-            f"{self.regular_deals} smazzate giocate su {self.deal_limit}",
+            f"smazzate giocate: {self.regular_deals} su {self.deal_limit}",
             f"{self.regular_deals} of {self.deal_limit} deals played",
         )
 
