@@ -127,3 +127,13 @@ def test_import_lines_command(tmp_path):
         call_command("import_lines", tournament.slug, str(path), stderr=StringIO())
     with pytest.raises(CommandError):
         call_command("import_lines", "nope", str(path))
+
+
+@pytest.mark.django_db
+def test_a_line_short_of_players_is_told_in_good_italian():
+    from django.utils import translation
+
+    tournament = make_tournament("scopa-coppie-11")
+    with translation.override("it"), pytest.raises(LineImportError) as error:
+        entries.import_lines_csv(tournament, "linea;giocatore 1\nSolo;Anna Conti\n")
+    assert error.value.errors == [(2, "1 giocatore, ma le linee di questo torneo ne hanno 2")]

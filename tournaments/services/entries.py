@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models import Max
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.models import Entry, Line, LineMember, Player
@@ -107,7 +108,11 @@ def _validate(tournament, rows: list[LineRow]):
             seen_names[row.name.casefold()] = row.row_number
         if len(row.players) != tournament.seats_per_line:
             row.errors.append(
-                _("%(got)d players, but lines of this tournament have %(n)d")
+                ngettext(
+                    "%(got)d player, but lines of this tournament have %(n)d",
+                    "%(got)d players, but lines of this tournament have %(n)d",
+                    len(row.players),
+                )
                 % {"got": len(row.players), "n": tournament.seats_per_line}
             )
         for name, fid in row.players:
