@@ -657,6 +657,14 @@ class MatchAdmin(admin.ModelAdmin):
     list_per_page = 100
     show_full_result_count = False
 
+    def get_readonly_fields(self, request, obj=None):
+        """A result belongs to the match's lines: they stay as they are while it has one
+        (delete the result first), or the standings would count a line that did not play."""
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.status == Match.Status.DONE and obj.outcome != Outcome.BYE:
+            fields += ["home", "away"]
+        return fields
+
     @admin.display(description=gettext_lazy("tournament"))
     def tournament_name(self, obj):
         return obj.round.stage.tournament.name

@@ -192,3 +192,39 @@ def test_change_list_counts(client, played_setup):
     row = StageAdmin(Stage, site).get_queryset(request).get(pk=stage.pk)
     assert (row.n_groups, row.n_matches) == (1, 6)
     assert TournamentAdmin(Tournament, site).get_queryset(request).get().n_entries == 4
+
+
+FORMSET_KEYS = ("TOTAL_FORMS", "INITIAL_FORMS", "MIN_NUM_FORMS", "MAX_NUM_FORMS")
+
+
+@pytest.mark.django_db
+def test_the_lines_of_a_played_match_cannot_be_swapped_in_the_admin(client, played_setup):
+    """Its results belong to its lines: changing one would leave a result of a line that no
+    longer plays the match (standings would count it). Delete the result first."""
+    from tests.tournaments.helpers import deals
+    from tournaments.models import MatchResult
+    from tournaments.services import results
+
+    tournament, stage = played_setup
+    match = Match.objects.filter(round__stage=stage).exclude(outcome=Outcome.BYE).first()
+    results.enter_result(match, deals((4, 1), (3, 3), (5, 0)))
+    other = tournament.entries.exclude(line__in=[match.home_id, match.away_id]).first().line
+    url = reverse("admin:tournaments_match_change", args=[match.pk])
+    page = client.get(url).content.decode()
+    assert 'name="home"' not in page and 'name="away"' not in page
+    client.post(
+        url,
+        {
+            "round": match.round_id,
+            "group": match.group_id or "",
+            "home": other.pk,
+            "away": match.away_id,
+            "table_number": match.table_number or 1,
+            "bracket_position": match.bracket_position or 0,
+            **{f"{inline}-{key}": "0" for inline in ("results", "deals") for key in FORMSET_KEYS},
+        },
+    )
+    match.refresh_from_db()
+    lines = {match.home_id, match.away_id}
+    assert other.pk not in lines
+    assert set(MatchResult.objects.filter(match=match).values_list("line_id", flat=True)) == lines
