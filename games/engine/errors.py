@@ -91,8 +91,10 @@ PLAY_MESSAGES = {
         "{card} is not in seat {seat}'s hand",
     ),
     "take_not_on_table": (
-        "la presa {taken_cards} comprende carte che non sono in tavola ({missing_cards})",
-        "the capture {taken_cards} lists cards that are not on the table ({missing_cards})",
+        "la presa {taken_cards} comprende carte che non sono in tavola o che sono ripetute "
+        "({missing_cards})",
+        "the capture {taken_cards} lists cards that are not on the table or repeated "
+        "({missing_cards})",
     ),
     "must_take_equal_rank": (
         "{card} deve prendere {equal_choice}, non {taken_cards}",
@@ -111,8 +113,9 @@ PLAY_MESSAGES = {
         "{card} can capture ({options}): capture is compulsory",
     ),
     "ace_must_take_all": (
-        "senza assi in tavola l'asso prende tutte le carte ({table_cards}), non {taken_cards}",
-        "with no ace on the table the ace takes every card ({table_cards}), not {taken_cards}",
+        "senza assi in tavola {card} deve prendere tutte le carte ({table_cards}), "
+        "non {taken_cards}",
+        "with no ace on the table {card} must take every card ({table_cards}), not {taken_cards}",
     ),
     "missing_plays": (
         "la smazzata non è finita: mancano giocate (tocca al posto {seat})",
@@ -135,11 +138,13 @@ PLAY_MESSAGES = {
         "the match was already over ({reason_en}): the timeout or abandon came after it",
     ),
     "timeout_not_on_turn": (
-        "il posto {seat} non era di turno (toccava al {expected}): non può aver finito il tempo",
+        "il posto {seat} non era di turno (toccava al posto {expected}): non può aver finito il "
+        "tempo",
         "seat {seat} was not to play (seat {expected} was): it cannot have run out of time",
     ),
     "undeclared_timeout": (
-        "il posto {seat} ha finito il tempo ({kind_it}) a questa giocata, ma il risultato tace",
+        "il posto {seat} ha finito il tempo ({kind_it}) a questa giocata, ma l'esito registrato "
+        "non lo dice",
         "seat {seat} ran out of time ({kind_en}) at this play, but the outcome does not say so",
     ),
     "timeout_not_confirmed": (
@@ -151,6 +156,23 @@ PLAY_MESSAGES = {
         "playing time ran out in deal {expected}, not in deal {got}",
     ),
 }
+
+
+# Sentences for a special case of a code (same code, other wording): (code, when) -> (it, en).
+PLAY_MESSAGE_VARIANTS = {
+    ("ace_must_take_all", "laid_down"): (
+        "senza assi in tavola {card} deve prendere tutte le carte ({table_cards}), "
+        "non può restare in tavola",
+        "with no ace on the table {card} must take every card ({table_cards}), "
+        "it cannot be laid down",
+    ),
+}
+
+
+def _play_catalog(code: str, params: dict) -> dict:
+    if code == "ace_must_take_all" and not params.get("taken_cards"):
+        return {code: PLAY_MESSAGE_VARIANTS[(code, "laid_down")]}
+    return PLAY_MESSAGES
 
 
 class EngineError(Exception):
@@ -228,7 +250,7 @@ class PlayError:
     def message(self, lang: str = "it") -> str:
         # the position is available to the sentence too (`manca la smazzata {deal}`)
         params = {"deal": self.deal, "play": self.play, **self.params}
-        text = format_message(PLAY_MESSAGES, self.code, lang, params)
+        text = format_message(_play_catalog(self.code, params), self.code, lang, params)
         if lang == "en":
             where = f"deal {self.deal}" + ("" if self.play is None else f", play {self.play}")
         else:

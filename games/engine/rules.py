@@ -144,6 +144,7 @@ def check_take(rules: Rules, card: int, table: list, take: tuple):
         else:
             if len(take) != len(table):
                 return "ace_must_take_all", {
+                    "card": card,
                     "table_cards": list(table),
                     "taken_cards": list(take),
                 }

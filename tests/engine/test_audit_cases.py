@@ -249,3 +249,40 @@ def test_bank_time_is_shared_by_partners():
     code, d, p, messages = first_error(doc)
     assert (code, d, p) == ("undeclared_timeout", 0, max(seat0, seat2))
     assert f"il posto {(first + max(seat0, seat2)) % 4}" in messages["it"]
+
+
+# --- the referee's sentences ---------------------------------------------------------------------
+
+
+def test_sentences_read_naturally_in_italian():
+    table = ["6S", "5C", "4B", "7S"]
+    doc = first_deal_record(
+        {0: ["1D", "2C", "3C"]}, table, [{"card": "1D", "take": []}], variant="scopa-d-assi"
+    )
+    _, _, _, messages = first_error(doc)
+    assert messages["it"] == (
+        "smazzata 0, giocata 0: senza assi in tavola l'asso di denari deve prendere tutte le "
+        "carte (6 di spade + 5 di coppe + 4 di bastoni + 7 di spade), non può restare in tavola"
+    )
+    assert messages["en"] == (
+        "deal 0, play 0: with no ace on the table 1D must take every card (6S+5C+4B+7S), "
+        "it cannot be laid down"
+    )
+    doc = first_deal_record(
+        {0: ["1D", "2C", "3C"]}, table, [{"card": "1D", "take": ["5C"]}], variant="scopa-d-assi"
+    )
+    assert first_error(doc)[3]["it"] == (
+        "smazzata 0, giocata 0: senza assi in tavola l'asso di denari deve prendere tutte le "
+        "carte (6 di spade + 5 di coppe + 4 di bastoni + 7 di spade), non 5 di coppe"
+    )
+    doc = simulate_match(seed=2, outcome={"kind": "timeout", "seat": 0, "deal": 0, "play": 5})
+    doc["outcome"]["seat"] = 1 - doc["outcome"]["seat"]
+    message = first_error(doc)[3]["it"]
+    assert "non era di turno (toccava al posto " in message
+    doc = first_deal_record(
+        {0: ["10D", "1C", "2C"]}, ["5C", "5B", "3D", "2S"], [{"card": "10D", "take": ["5C", "5C"]}]
+    )
+    assert first_error(doc)[3]["it"] == (
+        "smazzata 0, giocata 0: la presa 5 di coppe + 5 di coppe comprende carte che non sono in "
+        "tavola o che sono ripetute (5 di coppe)"
+    )
