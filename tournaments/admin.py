@@ -22,7 +22,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from tournaments.algorithms import vp as vp_algo
 from tournaments.exceptions import LineImportError, TournamentError
@@ -360,10 +360,19 @@ class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
                     request,
                     str(error.message)
                     if not errors
-                    else _("Nothing was imported: %(n)d problems found.") % {"n": len(errors)},
+                    else ngettext(
+                        "Nothing was imported: %(n)d problem found.",
+                        "Nothing was imported: %(n)d problems found.",
+                        len(errors),
+                    )
+                    % {"n": len(errors)},
                 )
             else:
-                messages.success(request, _("%(n)d lines imported.") % {"n": len(lines)})
+                messages.success(
+                    request,
+                    ngettext("%(n)d line imported.", "%(n)d lines imported.", len(lines))
+                    % {"n": len(lines)},
+                )
                 return HttpResponseRedirect(
                     reverse("admin:tournaments_tournament_change", args=[tournament.pk])
                 )
@@ -797,7 +806,10 @@ class MatchAdmin(admin.ModelAdmin):
                 refused.append(f"{match}: {error}")
         if deleted:
             self.message_user(
-                request, _("%(n)d results deleted.") % {"n": deleted}, messages.SUCCESS
+                request,
+                ngettext("%(n)d result deleted.", "%(n)d results deleted.", deleted)
+                % {"n": deleted},
+                messages.SUCCESS,
             )
         for message in refused:
             self.message_user(request, message, messages.ERROR)

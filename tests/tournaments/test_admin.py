@@ -228,3 +228,21 @@ def test_the_lines_of_a_played_match_cannot_be_swapped_in_the_admin(client, play
     lines = {match.home_id, match.away_id}
     assert other.pk not in lines
     assert set(MatchResult.objects.filter(match=match).values_list("line_id", flat=True)) == lines
+
+
+@pytest.mark.django_db
+def test_admin_messages_count_one_in_the_singular(client, played_setup):
+    from tournaments.services import results
+
+    tournament, stage = played_setup
+    url = reverse("admin:tournaments_import_lines", args=[tournament.pk])
+    bad = SimpleUploadedFile("lines.csv", b"line,player 1\n,Senza nome\n", "text/csv")
+    page = client.post(url, {"file": bad}, HTTP_ACCEPT_LANGUAGE="it").content.decode()
+    assert "trovato 1 problema." in page
+    match = Match.objects.filter(round__stage=stage).exclude(outcome=Outcome.BYE).first()
+    results.enter_result(match, [{"points": [11, 0], "breakdown": [{"scope": 11}, {}]}])
+    data = {"action": "delete_results", "_selected_action": [match.pk], "apply": "1"}
+    page = client.post(
+        reverse("admin:tournaments_match_changelist"), data, follow=True
+    ).content.decode()
+    assert "1 risultato eliminato." in page

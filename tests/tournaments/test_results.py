@@ -4,7 +4,7 @@ import pytest
 from django.utils import translation
 
 from tests.tournaments.conftest import KO, RR, make_tournament
-from tournaments.exceptions import ResultError
+from tournaments.exceptions import ResultError, TournamentError
 from tournaments.models import ChangeLog, DealResult, Match, MatchResult, Outcome
 from tournaments.services import results, schedule
 from tournaments.signals import match_result_changed
@@ -368,3 +368,17 @@ def test_closed_stage_refuses_changes():
     with translation.override("en"), pytest.raises(ResultError, match="closed"):
         results.delete_result(Match.objects.get(pk=match.pk))
     assert result_of(match) == ((12, 15, 5), (7, 5, -5))
+
+
+@pytest.mark.django_db
+def test_italian_counts_of_one_are_singular():
+    """The organizer's last missing match or deal is the common case: "1 incontro", not
+    "1 incontri"."""
+    match = group_match("scopa-tre-smazzate")
+    with translation.override("it"):
+        with pytest.raises(ResultError) as error:
+            results.enter_result(match, deals((3, 1)))
+        assert "ne è stata inserita solo 1." in str(error.value)
+        with pytest.raises(TournamentError) as error:
+            schedule.close_stage(match.round.stage)
+        assert str(error.value).startswith("1 incontro di “Gironi” non ha ancora un risultato")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from tournaments.algorithms import vp as vp_algo
 from tournaments.exceptions import ResultError, TournamentError
@@ -249,7 +250,11 @@ def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expire
         n = tournament.end_value
         if len(regular) < n:
             raise ResultError(
-                _("The match is played over %(n)d deals; only %(got)d entered.")
+                ngettext(
+                    "The match is played over %(n)d deals; only %(got)d entered.",
+                    "The match is played over %(n)d deals; only %(got)d entered.",
+                    len(regular),
+                )
                 % {"n": n, "got": len(regular)}
             )
         if len(regular) > n:

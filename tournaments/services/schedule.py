@@ -13,6 +13,7 @@ import string
 from django.db import transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from tournaments.algorithms import bracket, round_robin
 from tournaments.exceptions import ScheduleError
@@ -340,7 +341,11 @@ def close_stage(stage, *, user=None, per_group=2, third_place=None):
     pending = unfinished_matches(stage).count()
     if pending:
         raise ScheduleError(
-            _("%(n)d matches of “%(stage)s” have no result yet.")
+            ngettext(
+                "%(n)d match of “%(stage)s” has no result yet.",
+                "%(n)d matches of “%(stage)s” have no result yet.",
+                pending,
+            )
             % {"n": pending, "stage": stage.name}
         )
     if not Match.objects.filter(round__stage=stage).exists():
