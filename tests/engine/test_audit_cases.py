@@ -286,3 +286,37 @@ def test_sentences_read_naturally_in_italian():
         "smazzata 0, giocata 0: la presa 5 di coppe + 5 di coppe comprende carte che non sono in "
         "tavola o che sono ripetute (5 di coppe)"
     )
+
+
+def test_six_seats_pool_the_trio_captures():
+    # dealer 5, seat 0 plays first; seats 0, 2, 4 against 1, 3, 5
+    hands = {
+        0: ["10S", "8S", "1S"],
+        1: ["9C", "1C", "1B"],
+        2: ["9S", "8B", "2S"],
+        3: ["8C", "2C", "2B"],
+        4: ["5S", "3S", "3B"],
+        5: ["7C", "4D", "4S"],
+    }
+    plays = [
+        {"card": "10S", "take": ["4B", "6S"]},  # seat 0
+        {"card": "9C", "take": []},
+        {"card": "9S", "take": ["9C"]},  # seat 2
+        {"card": "8C", "take": []},
+        {"card": "5S", "take": ["2D", "3C"]},  # seat 4
+        {"card": "7C", "take": []},
+        {"card": "8S", "take": ["8C"]},  # seat 0
+        {"card": "1C", "take": []},
+        {"card": "8B", "take": ["7C", "1C"]},  # seat 2 sweeps: scopa for the trio
+    ]
+    doc = first_deal_record(hands, ["2D", "3C", "4B", "6S"], plays, dealer=5, seats=6)
+    doc["outcome"] = {"kind": "abandon", "seat": 3}
+    verdict = verify_document(doc)
+    assert verdict["valid"], verdict["errors"]
+    frames = replay_timeline(doc)
+    assert len(frames[-1]["captured"][0]) == 13 and frames[-1]["captured"][1] == []
+    assert frames[-1]["scope"] == [1, 0]
+    assert verdict["totals"] == [1 + 4 + 1, 0]
+    # a play by the wrong seat of the right trio is still the wrong seat
+    doc["deals"][0]["plays"][2]["seat"] = 4
+    assert first_error(doc)[:3] == ("wrong_seat", 0, 2)
