@@ -192,3 +192,12 @@ def test_stage_without_groups_and_unknown_ids(client):
     bracket = client.get(reverse("public:stage", args=[slug, ko.pk]))
     assert bracket.status_code == 200 and b"<svg" not in bracket.content
     assert client.post(reverse("public:tournament", args=[slug])).status_code == 405
+
+
+def test_tournament_home_title_names_the_tournament_once(client):
+    tournament = build_tournament(4, slug="titolo")
+    html = client.get(reverse("public:tournament", args=[tournament.slug])).content.decode()
+    assert "<title>Torneo titolo</title>" in html
+    stage = tournament.stages.get(order=1)
+    html = client.get(reverse("public:stage", args=[tournament.slug, stage.pk])).content.decode()
+    assert "· Torneo titolo</title>" in html
