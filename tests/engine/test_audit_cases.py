@@ -320,3 +320,27 @@ def test_six_seats_pool_the_trio_captures():
     # a play by the wrong seat of the right trio is still the wrong seat
     doc["deals"][0]["plays"][2]["seat"] = 4
     assert first_error(doc)[:3] == ("wrong_seat", 0, 2)
+
+
+# --- knock-out -----------------------------------------------------------------------------------
+
+
+def test_third_tied_tie_break_the_last_capturer_loses_on_a_whole_record():
+    # a one-deal knock-out match whose regular deal and three tie-breaks all end 2-2
+    doc = simulate_match(seed=1032, end={"deals": 1}, knockout=True, declared=False)
+    verdict = verify_document(doc)
+    assert verdict["valid"], verdict["errors"]
+    assert [d["points"] for d in verdict["deals"]] == [[2, 2]] * 4
+    assert [d["tiebreak"] for d in verdict["deals"]] == [False, True, True, True]
+    third = doc["deals"][3]
+    last = max(p for p, play in enumerate(third["plays"]) if play["take"])
+    last_side = (third["dealer"] + 1 + last) % 2
+    assert verdict["winner"] == 1 - last_side
+    assert verdict["end"] == {"reason": "tiebreak_last_capture", "deal": 3}
+    assert verdict["margin"] == 0
+    doc["deals"] = doc["deals"][:3]
+    code, deal, play, messages = first_error(doc)
+    assert (code, deal, play) == ("missing_deals", 3, None)
+    assert messages["it"] == (
+        "smazzata 3: la partita non è finita (spareggio 3 da giocare): manca la smazzata 3"
+    )
