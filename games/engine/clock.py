@@ -33,6 +33,12 @@ def check_clock(record, side_count: int):
         for p, play in enumerate(deal.plays):
             if play.t_ms is None or prev is None or play.t_ms < prev:
                 checkable = False
+                if play.t_ms is not None and prev is not None:
+                    # a time earlier than the play before: one of the two is wrong, so neither
+                    # this play's nor the next play's thinking time is known
+                    prev = None
+                    seat = (seat + 1) % seat_count
+                    continue
             else:
                 think = play.t_ms - prev
                 side = seat % side_count

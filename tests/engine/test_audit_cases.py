@@ -344,3 +344,12 @@ def test_third_tied_tie_break_the_last_capturer_loses_on_a_whole_record():
     assert messages["it"] == (
         "smazzata 3: la partita non è finita (spareggio 3 da giocare): manca la smazzata 3"
     )
+
+
+def test_a_server_time_that_goes_backwards_does_not_invent_a_timeout():
+    doc = simulate_match(seed=4, clock={"move_s": 20, "bank_s": 60, "total_s": 1800})
+    plays = doc["deals"][1]["plays"]
+    plays[3]["t_ms"] = plays[2]["t_ms"] - 120_000  # one wrong time, earlier than the play before
+    verdict = verify_document(doc)
+    assert verdict["valid"], verdict["errors"]
+    assert verdict["clock"]["checked"] is False and verdict["clock"]["timeouts"] == []
