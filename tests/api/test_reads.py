@@ -218,3 +218,21 @@ def test_a_seed_or_seed_id_beyond_the_database_range_is_a_400_not_a_500(api, org
     )
     assert error["field"].startswith("seeds")
     assert not stage.rounds.exists()
+
+
+def test_rest_framework_messages_missing_from_its_catalog_come_out_in_italian(api, organizer, db):
+    response = api(organizer).post(
+        "/api/v1/tournaments/",
+        {
+            "name": "Torneo",
+            "slug": "booleano",
+            "start_date": "2026-12-01",
+            "vp_table": factories.vp_table().slug,
+            "is_public": "forse",
+        },
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="it",
+    )
+    error = assert_error(response, 400)
+    assert error["field"] == "is_public"
+    assert error["message"] == "Deve essere un valore booleano valido."
