@@ -166,12 +166,26 @@ PLAY_MESSAGE_VARIANTS = {
         "with no ace on the table {card} must take every card ({table_cards}), "
         "it cannot be laid down",
     ),
+    ("time_up_mismatch", "never_up"): (
+        "secondo l'orologio del server il tempo di gioco non è scaduto in nessuna smazzata "
+        "registrata, non nella {got}",
+        "by the server clock playing time did not run out in any recorded deal, not in deal {got}",
+    ),
+    ("time_up_mismatch", "undeclared"): (
+        "il tempo di gioco è scaduto nella smazzata {expected}, ma l'esito non lo dichiara "
+        "(time_up_in_deal)",
+        "playing time ran out in deal {expected}, but the outcome does not say so "
+        "(time_up_in_deal)",
+    ),
 }
 
 
 def _play_catalog(code: str, params: dict) -> dict:
     if code == "ace_must_take_all" and not params.get("taken_cards"):
         return {code: PLAY_MESSAGE_VARIANTS[(code, "laid_down")]}
+    if code == "time_up_mismatch" and "-" in (params.get("expected"), params.get("got")):
+        which = "never_up" if params.get("expected") == "-" else "undeclared"
+        return {code: PLAY_MESSAGE_VARIANTS[(code, which)]}
     return PLAY_MESSAGES
 
 

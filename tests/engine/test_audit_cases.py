@@ -6,7 +6,7 @@ out by hand from the rules, not from the engine.
 
 import copy
 
-from games.engine import replay_timeline, simulate_match, verify_document
+from games.engine import PlayError, replay_timeline, simulate_match, verify_document
 
 from .helpers import first_deal_record
 
@@ -353,3 +353,29 @@ def test_a_server_time_that_goes_backwards_does_not_invent_a_timeout():
     verdict = verify_document(doc)
     assert verdict["valid"], verdict["errors"]
     assert verdict["clock"]["checked"] is False and verdict["clock"]["timeouts"] == []
+
+
+def test_time_up_sentences_without_a_dash_for_a_missing_deal():
+    doc = simulate_match(
+        seed=4,
+        clock={"move_s": 20, "bank_s": 60, "total_s": 1800},
+        end={"target": 11, "time_limit_s": 100_000},
+    )
+    assert "time_up_in_deal" not in doc["outcome"]
+    doc["outcome"]["time_up_in_deal"] = 1  # the server times never reach the limit
+    verdict = verify_document(doc)
+    error = next(e for e in verdict["errors"] if e["code"] == "time_up_mismatch")
+    assert (error["deal"], error["play"]) == (1, None)
+    assert error["messages"]["it"] == (
+        "smazzata 1: secondo l'orologio del server il tempo di gioco non è scaduto in nessuna "
+        "smazzata registrata, non nella 1"
+    )
+    assert error["messages"]["en"] == (
+        "deal 1: by the server clock playing time did not run out in any recorded deal, "
+        "not in deal 1"
+    )
+    undeclared = PlayError("time_up_mismatch", 2, None, expected=2, got="-")
+    assert undeclared.message("it") == (
+        "smazzata 2: il tempo di gioco è scaduto nella smazzata 2, ma l'esito non lo dichiara "
+        "(time_up_in_deal)"
+    )
