@@ -5,9 +5,13 @@ out by hand from the rules, not from the engine.
 """
 
 import copy
+import random
+
+import pytest
 
 from games.engine import PlayError, replay_timeline, simulate_match, verify_document
 
+from . import reference
 from .helpers import first_deal_record
 
 
@@ -379,3 +383,76 @@ def test_time_up_sentences_without_a_dash_for_a_missing_deal():
         "smazzata 2: il tempo di gioco è scaduto nella smazzata 2, ma l'esito non lo dichiara "
         "(time_up_in_deal)"
     )
+
+
+# --- an independent referee ----------------------------------------------------------------------
+
+# codes of the engine that the reference reports as one kind
+_REFERENCE_KIND = {
+    "must_take_equal_rank": "illegal",
+    "wrong_sum": "illegal",
+    "wrong_fifteen": "illegal",
+    "must_capture": "illegal",
+    "ace_must_take_all": "illegal",
+    "take_not_on_table": "take",
+}
+
+
+def _same_answer(doc):
+    engine = verify_document(doc)
+    ref = reference.verify_ref(copy.deepcopy(doc))
+    if ref["valid"] is True:
+        assert engine["valid"], engine["errors"]
+        assert [d["points"] for d in engine["deals"]] == ref["points"]
+        assert engine["totals"] == ref["totals"]
+        assert (engine["winner"], engine["margin"]) == (ref["winner"], ref["margin"])
+        assert engine["end"]["reason"] == ref["reason"]
+    else:
+        assert not engine["valid"]
+        error = engine["errors"][0]
+        kind = _REFERENCE_KIND.get(error["code"], error["code"])
+        assert (kind, error["deal"], error["play"]) == ref["error"]
+
+
+@pytest.mark.parametrize("variant", ["scopa", "scopa-d-assi", "scopa-15"])
+@pytest.mark.parametrize("seats", [2, 3, 4, 6])
+def test_an_independent_referee_agrees_on_simulated_and_damaged_records(variant, seats):
+    rng = random.Random(f"{variant}{seats}")
+    options = [
+        {},
+        {"rebello": True, "napola": True, "primiera_missing_suit": "compare_present"},
+        {"void_three_kings": False, "forced_capture": False},
+    ]
+    ends = [({"target": 11}, False), ({"deals": 1}, True), ({"deals": 2}, False)]
+    for seed in range(4):
+        for opts in options:
+            end, knockout = ends[seed % 3]
+            doc = simulate_match(
+                variant=variant,
+                seats=seats,
+                options=opts,
+                end=end,
+                knockout=knockout,
+                seed=seed,
+                policy="greedy" if seed % 2 else "random",
+            )
+            _same_answer(doc)
+            damaged = copy.deepcopy(doc)
+            deal = damaged["deals"][rng.randrange(len(damaged["deals"]))]
+            if not deal.get("plays"):
+                continue
+            p = rng.randrange(len(deal["plays"]))
+            resolved = dict(reference.DEF, **opts)
+            position = reference.play_deal(
+                variant, resolved, seats, deal["dealer"], list(deal["deck"]), deal["plays"][:p]
+            )
+            hand = position["hands"][(deal["dealer"] + 1 + p) % seats]
+            table = position["table"]
+            deal["plays"][p] = {
+                "card": rng.choice(hand),
+                "take": rng.sample(table, rng.randrange(len(table) + 1)),
+            }
+            _same_answer(damaged)
+            shorter = copy.deepcopy(doc)
+            shorter["deals"] = shorter["deals"][:-1]
+            _same_answer(shorter)
