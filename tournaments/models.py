@@ -285,12 +285,19 @@ class Tournament(models.Model):
         return self.name
 
     def clean(self):
+        if not isinstance(self.tiebreaks, list) or not all(
+            isinstance(t, str) for t in self.tiebreaks
+        ):
+            raise ValidationError({"tiebreaks": _("Tie-breaks must be a list of names.")})
         valid = {str(t) for t in TieBreak}
-        unknown = [t for t in self.tiebreaks or [] if t not in valid]
+        unknown = [t for t in self.tiebreaks if t not in valid]
         if unknown:
             raise ValidationError(
                 {"tiebreaks": _("Unknown tie-breaks: %(names)s") % {"names": ", ".join(unknown)}}
             )
+        options_error = rule_options_error(self.options)
+        if options_error:
+            raise ValidationError({"options": options_error})
         if self.end_date and self.end_date < self.start_date:
             raise ValidationError({"end_date": _("The tournament cannot end before it starts.")})
 
@@ -305,6 +312,37 @@ class Tournament(models.Model):
         if self.time_limit_s:
             end["time_limit_s"] = self.time_limit_s
         return end
+
+
+def rule_options_error(options):
+    """Why ``options`` is not a set of rule options of rules.md (a sentence), or ``None``.
+
+    Checked here, not only in the API, so the admin cannot store options that the desk, the
+    pages and the record checks would then trip over.
+    """
+    import msgspec
+
+    from games.engine.record import OptionsInput
+
+    if options in (None, ""):
+        return None
+    if not isinstance(options, dict):
+        return _('Rule options must be an object: {"name": value}.')
+    known = set(OptionsInput.__struct_fields__)
+    unknown = sorted(str(name) for name in options if name not in known)
+    if unknown:
+        return _("Unknown rule options: %(names)s.") % {"names": ", ".join(unknown)}
+    wrong = []
+    for name, value in options.items():
+        try:
+            msgspec.convert({name: value}, OptionsInput)
+        except msgspec.ValidationError:
+            wrong.append(name)
+    if wrong:
+        return _("These rule options have a value they cannot take: %(names)s.") % {
+            "names": ", ".join(sorted(wrong))
+        }
+    return None
 
 
 class Entry(models.Model):

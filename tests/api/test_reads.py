@@ -236,3 +236,25 @@ def test_rest_framework_messages_missing_from_its_catalog_come_out_in_italian(ap
     error = assert_error(response, 400)
     assert error["field"] == "is_public"
     assert error["message"] == "Deve essere un valore booleano valido."
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"rebelo": True}, "Opzioni di regola sconosciute: rebelo."),
+        ({"napola": "sì"}, "Queste opzioni di regola hanno un valore non ammesso: napola."),
+    ],
+)
+def test_rule_option_errors_are_sentences_in_italian(api, organizer, db, options, message):
+    data = {
+        "slug": "opzioni",
+        "name": "Opzioni",
+        "start_date": "2026-12-01",
+        "vp_table": factories.vp_table().slug,
+        "options": options,
+    }
+    response = api(organizer).post(
+        "/api/v1/tournaments/", data, format="json", HTTP_ACCEPT_LANGUAGE="it"
+    )
+    error = assert_error(response, 400)
+    assert (error["field"], error["message"]) == ("options", message)

@@ -246,3 +246,29 @@ def test_admin_messages_count_one_in_the_singular(client, played_setup):
         reverse("admin:tournaments_match_changelist"), data, follow=True
     ).content.decode()
     assert "1 risultato eliminato." in page
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("tiebreaks", 5),
+        ("tiebreaks", {"mp": 1}),
+        ("options", {"napola": "sì"}),
+        ("options", {"bogus": True}),
+        ("options", ["napola"]),
+    ],
+)
+def test_a_tournament_with_unusable_rules_is_refused_by_its_form(field, value):
+    """The admin's change form runs Tournament.clean(): options the engine does not know, or
+    tie-breaks that are not a list, are a field error (they were stored, or a TypeError)."""
+    from django.core.exceptions import ValidationError
+
+    tournament = make_tournament()
+    setattr(tournament, field, value)
+    with pytest.raises(ValidationError) as error:
+        tournament.full_clean()
+    assert field in error.value.message_dict
+    Tournament.objects.filter(pk=tournament.pk).update(options={"napola": True})
+    tournament.refresh_from_db()
+    tournament.full_clean()

@@ -1,6 +1,5 @@
 """Serializers of the tournament API: what a platform reads, and the organizer's few writes."""
 
-import msgspec
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
@@ -20,6 +19,7 @@ from tournaments.models import (
     Stage,
     Tournament,
     VPTable,
+    rule_options_error,
 )
 
 SEED_MAX = 2**31 - 1
@@ -173,14 +173,11 @@ class TournamentSerializer(serializers.ModelSerializer):
         read_only_fields = ["status"]
 
     def validate_options(self, value):
-        from games.engine.record import OptionsInput
-
         if not isinstance(value, dict):
             raise serializers.ValidationError(_("Options must be an object."))
-        try:
-            msgspec.convert(value, OptionsInput)
-        except msgspec.ValidationError as exc:
-            raise serializers.ValidationError(str(exc)) from exc
+        error = rule_options_error(value)
+        if error:
+            raise serializers.ValidationError(error)
         return value
 
     def validate_tiebreaks(self, value):
