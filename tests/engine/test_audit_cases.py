@@ -5,11 +5,22 @@ out by hand from the rules, not from the engine.
 """
 
 import copy
+import itertools
 import random
 
 import pytest
 
-from games.engine import PlayError, replay_timeline, simulate_match, verify_document
+from games.engine import (
+    Options,
+    PlayError,
+    parse_record,
+    position,
+    replay_timeline,
+    rules_for,
+    simulate_match,
+    verify_document,
+)
+from games.engine.scoring import deal_units, interrupted_deal
 
 from . import reference
 from .helpers import first_deal_record
@@ -456,3 +467,47 @@ def test_an_independent_referee_agrees_on_simulated_and_damaged_records(variant,
             shorter = copy.deepcopy(doc)
             shorter["deals"] = shorter["deals"][:-1]
             _same_answer(shorter)
+
+
+@pytest.mark.parametrize("variant", ["scopa", "scopa-15"])
+@pytest.mark.parametrize("seats", [2, 3])
+def test_secured_points_checked_against_every_way_of_sharing_the_loose_cards(variant, seats):
+    """The penalty's 'secured' test looks only at the extremes (all loose cards to one side);
+    here every sharing of a few loose cards is tried."""
+    opts = {"napola": True, "rebello": True, "primiera_missing_suit": "compare_present"}
+    rules = rules_for(variant, Options.for_variant(variant, opts))
+    checked = 0
+    for seed in range(12):
+        doc = simulate_match(
+            variant=variant, seats=seats, options=opts, seed=seed, end={"deals": 1}
+        )
+        if doc["deals"][0].get("void"):
+            continue
+        record = parse_record(doc)
+        most = 8 if seats == 2 else 5
+        state = next(
+            (
+                s
+                for p in range(36)
+                if (s := position(record, 0, p)).loose_mask().bit_count() <= most
+            ),
+            None,
+        )
+        if state is None:
+            continue
+        loose = [c for c in range(40) if state.loose_mask() >> c & 1]
+        owners = None
+        for sharing in itertools.product(range(seats if seats == 3 else 2), repeat=len(loose)):
+            masks = list(state.captured)
+            for card, side in zip(loose, sharing, strict=True):
+                masks[side] |= 1 << card
+            units = [tuple(points) for _, _, points in deal_units(rules, masks)]
+            owners = [{u} for u in units] if owners is None else owners
+            for seen, unit in zip(owners, units, strict=True):
+                seen.add(unit)
+        units = deal_units(rules, list(state.captured))
+        open_units = sorted((units[i][0], units[i][1]) for i, o in enumerate(owners) if len(o) > 1)
+        _, _, unsecured = interrupted_deal(rules, state.captured, state.scope, state.loose_mask())
+        assert sorted(unsecured) == open_units
+        checked += 1
+    assert checked >= 6
