@@ -258,3 +258,11 @@ def test_rule_option_errors_are_sentences_in_italian(api, organizer, db, options
     )
     error = assert_error(response, 400)
     assert (error["field"], error["message"]) == ("options", message)
+
+
+@pytest.mark.parametrize("path", ["/api/v1/tournaments/", "/api/v1/stages/"])
+def test_json_nested_too_deep_is_a_400_not_a_500(api, organizer, db, path):
+    body = '{"options": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    response = api(organizer).post(path, data=body, content_type="application/json")
+    error = assert_error(response, 400, "malformed_json")
+    assert error["field"] is None
