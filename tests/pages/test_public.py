@@ -201,3 +201,18 @@ def test_tournament_home_title_names_the_tournament_once(client):
     stage = tournament.stages.get(order=1)
     html = client.get(reverse("public:stage", args=[tournament.slug, stage.pk])).content.decode()
     assert "· Torneo titolo</title>" in html
+
+
+def test_a_forfeit_or_a_bye_is_not_shown_as_waiting_for_deals(client):
+    from tournaments.services import results
+
+    tournament = build_tournament(3, slug="tavolino", play=False, knockout=False)
+    matches = Match.objects.filter(round__stage__tournament=tournament)
+    played = matches.exclude(outcome="bye").first()
+    results.enter_result(played, [], outcome="forfeit", offender=played.away)
+    bye = matches.filter(outcome="bye").first()
+    waiting = "Ancora nessuna smazzata registrata."
+    html = client.get(reverse("public:match", args=[tournament.slug, played.pk])).content.decode()
+    assert "perso a tavolino" in html and waiting not in html
+    html = client.get(reverse("public:match", args=[tournament.slug, bye.pk])).content.decode()
+    assert "il turno di riposo non si gioca" in html and waiting not in html
