@@ -248,7 +248,9 @@ def generate_knockout(stage, seeds, *, user=None, replace=False):
                 next_match=next_match,
                 next_slot=str(slot.side) if slot else "",
             )
-            if stage.third_place_match:
+            # With three lines one semi-final is a bye: its "loser" never comes, and the other
+            # semi-final's loser is third anyway.
+            if stage.third_place_match and len(seed_ids) >= 4:
                 loser = bracket.third_place_slot(index, position, size)
                 if loser is not None:
                     if third_place is None:
