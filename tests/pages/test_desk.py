@@ -310,3 +310,36 @@ def test_time_limited_match_ended_by_time_on_the_desk(client, db):
     home = MatchResult.objects.get(match=match, line=match.home)
     assert (home.points, home.won, home.mp) == (13, True, 8)
     assert 'name="time_expired" value="1" checked' in client.get(url).content.decode()
+
+
+def test_a_knockout_decided_by_the_last_capture_can_be_corrected_as_shown(client, db):
+    """The last capture of a level third tie-break deal is not stored: the form shows it again
+    (the loser made it), so re-saving the shown result is accepted, not refused."""
+    from tests.tournaments.conftest import KO, make_tournament
+    from tests.tournaments.helpers import deal, deals
+    from tournaments.services import results, schedule
+
+    tournament = make_tournament("scopa-tre-smazzate", n_lines=2, stages=[KO])
+    stage = tournament.stages.get()
+    schedule.generate_knockout(stage, [e.line for e in tournament.entries.order_by("seed")])
+    match = Match.objects.get(round__stage=stage, is_third_place=False)
+    level = [deal(1, 1, tiebreak=True) for _ in range(3)]
+    level[-1]["last_capture"] = 0  # the home line captured last: it loses
+    results.enter_result(match, [*deals((2, 2), (1, 1), (3, 3)), *level])
+    match.refresh_from_db()
+    assert match.winner_id == match.away_id
+    user = User.objects.create_user("eliminazione", password="x-pass-12345")
+    tournament.organizers.add(user)
+    client.force_login(user)
+    url = reverse("desk:match", args=[tournament.slug, match.pk])
+    html = client.get(url).content.decode()
+    assert '<option value="0" selected>' in html
+    data = {"rows": "6", "outcome": "completed", "offender": "", "action": "save"}
+    for i, (home, away) in enumerate([(2, 2), (1, 1), (3, 3), (1, 1), (1, 1), (1, 1)]):
+        data[f"d{i}-home-scope"], data[f"d{i}-away-scope"] = str(home), str(away)
+        if i >= 3:
+            data[f"d{i}-tiebreak"] = "on"
+    data["d5-last_capture"] = "0"
+    assert client.post(url, data).status_code == 302
+    match.refresh_from_db()
+    assert match.winner_id == match.away_id

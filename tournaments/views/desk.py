@@ -232,7 +232,23 @@ def _rows_from_db(match, categories, n_rows):
         }
         row["tiebreak"] = row["tiebreak"] or deal.is_tiebreak
         row["penalty"] = row["penalty"] or deal.is_penalty
+        if deal.is_tiebreak:
+            row.setdefault("_points", {})[side] = deal.points
+    _restore_last_capture(match, rows)
     return rows
+
+
+def _restore_last_capture(match, rows):
+    """A level last tie-break deal was decided by the last capture, which is not stored: the
+    line that made it lost, so the form shows it again and a correction can be saved as is."""
+    tiebreaks = [row for row in rows if row["tiebreak"]]
+    for row in rows:
+        points = row.pop("_points", None)
+        if row is not (tiebreaks[-1] if tiebreaks else None) or not points:
+            continue
+        level = points.get("home") == points.get("away")
+        if level and match.winner_id and match.winner_id in (match.home_id, match.away_id):
+            row["last_capture"] = "1" if match.winner_id == match.home_id else "0"
 
 
 def _rows_from_post(data, categories, n_rows):
