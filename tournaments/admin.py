@@ -725,7 +725,14 @@ class MatchAdmin(admin.ModelAdmin):
                     other += value
             if other:
                 row[f"{side}_other"] = other
-        return [deals[n] for n in sorted(deals)]
+        rows = [deals[n] for n in sorted(deals)]
+        tiebreaks = [row for row in rows if row["tiebreak"]]
+        # The last capture of a level last tie-break deal is not stored: its maker lost.
+        if tiebreaks and match.winner_id in (match.home_id, match.away_id):
+            last = tiebreaks[-1]
+            if last.get("home_points") == last.get("away_points"):
+                last["last_capture"] = "away" if match.winner_id == match.home_id else "home"
+        return rows
 
     def enter_result_view(self, request, pk):
         match = get_object_or_404(

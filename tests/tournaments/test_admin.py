@@ -272,3 +272,20 @@ def test_a_tournament_with_unusable_rules_is_refused_by_its_form(field, value):
     Tournament.objects.filter(pk=tournament.pk).update(options={"napola": True})
     tournament.refresh_from_db()
     tournament.full_clean()
+
+
+@pytest.mark.django_db
+def test_admin_result_form_shows_the_last_capture_of_a_level_third_tiebreak(client, organizer):
+    from tests.tournaments.helpers import deal, deals
+    from tournaments.services import results
+
+    tournament = make_tournament("scopa-tre-smazzate", n_lines=2, stages=[KO])
+    stage = tournament.stages.get()
+    schedule.generate_knockout(stage, [e.line for e in tournament.entries.order_by("seed")])
+    match = Match.objects.get(round__stage=stage, is_third_place=False)
+    level = [deal(1, 1, tiebreak=True) for _ in range(3)]
+    level[-1]["last_capture"] = 1  # the away line captured last: the home line wins
+    results.enter_result(match, [*deals((2, 2), (1, 1), (3, 3)), *level])
+    response = client.get(reverse("admin:tournaments_enter_result", args=[match.pk]))
+    formset = response.context["formset"]
+    assert [form.initial.get("last_capture") for form in formset.forms][-1] == "away"
