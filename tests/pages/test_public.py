@@ -216,3 +216,15 @@ def test_a_forfeit_or_a_bye_is_not_shown_as_waiting_for_deals(client):
     assert "perso a tavolino" in html and waiting not in html
     html = client.get(reverse("public:match", args=[tournament.slug, bye.pk])).content.decode()
     assert "il turno di riposo non si gioca" in html and waiting not in html
+
+
+def test_the_admin_forms_other_points_are_labelled_in_italian(client):
+    from tournaments.services import results
+
+    tournament = build_tournament(2, slug="altro", play=False, knockout=False)
+    match = Match.objects.filter(round__stage__tournament=tournament).first()
+    win = {"scope": 6, "carte": 1, "denari": 1, "settebello": 1, "primiera": 1, "other": 2}
+    results.enter_result(match, [{"points": [12, 0], "breakdown": [win, {}]}])
+    html = client.get(reverse("public:match", args=[tournament.slug, match.pk])).content.decode()
+    assert "Altro" in html
+    assert ">Other<" not in html

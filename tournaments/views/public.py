@@ -234,6 +234,7 @@ def _category_label(category):
         "sette": _("Sevens"),
         "poche_carte": _("Fewer than 10 cards"),
         "penalty": _("Penalty"),
+        "other": _("Other"),  # the admin result form's catch-all column
     }
     return labels.get(category, category.replace("_", " ").capitalize())
 
