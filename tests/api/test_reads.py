@@ -266,3 +266,36 @@ def test_json_nested_too_deep_is_a_400_not_a_500(api, organizer, db, path):
     response = api(organizer).post(path, data=body, content_type="application/json")
     error = assert_error(response, 400, "malformed_json")
     assert error["field"] is None
+
+
+def test_adding_lines_through_the_api_keeps_the_registration_rules(api, organizer, db):
+    """The API registers lines through the entries service: a player already playing in the
+    tournament, a line of the wrong size, a taken line name or seed are refused."""
+    from tournaments.models import ChangeLog, Line, LineMember, Player
+
+    t = factories.tournament(lines=0, organizer=organizer, seats_per_line=2)
+    client = api(organizer)
+    url = f"/api/v1/tournaments/{t.pk}/lines/"
+    player = Player.objects.create(name="Sempre Presente")
+    first = client.post(
+        url, {"players": [{"id": player.pk}, {"name": "Compagno"}], "seed": 1}, format="json"
+    )
+    assert first.status_code == 201, first.content
+    assert ChangeLog.objects.filter(tournament=t, action="line.added").count() == 1
+    again = client.post(url, {"players": [{"id": player.pk}, {"name": "Altro"}]}, format="json")
+    assert assert_error(again, 400)["message"].endswith("gioca già in questo torneo")
+    single = Line.objects.create(name="Da solo")
+    LineMember.objects.create(line=single, player=Player.objects.create(name="Solo"), position=0)
+    assert_error(client.post(url, {"line": single.pk}, format="json"), 400)
+    taken_seed = client.post(
+        url, {"players": [{"name": "Terzo"}, {"name": "Quarto"}], "seed": 1}, format="json"
+    )
+    assert_error(taken_seed, 400)
+    same_name = client.post(
+        url,
+        {"players": [{"name": "Quinto"}, {"name": "Sesto"}], "name": first.json()["line"]["name"]},
+        format="json",
+    )
+    assert_error(same_name, 400)
+    assert t.entries.count() == 1
+    assert not Player.objects.filter(name__in=["Altro", "Terzo", "Quinto"]).exists()

@@ -137,3 +137,18 @@ def test_a_line_short_of_players_is_told_in_good_italian():
     with translation.override("it"), pytest.raises(LineImportError) as error:
         entries.import_lines_csv(tournament, "linea;giocatore 1\nSolo;Anna Conti\n")
     assert error.value.errors == [(2, "1 giocatore, ma le linee di questo torneo ne hanno 2")]
+
+
+@pytest.mark.django_db
+def test_register_line_refuses_a_player_already_entered_and_keeps_a_good_line():
+    tournament = make_tournament(n_lines=1)
+    taken = tournament.entries.get().line.members.get().player
+    again = Line.objects.create(name="Di nuovo")
+    again.members.create(player=taken, position=0)
+    with pytest.raises(TournamentError):
+        entries.register_line(tournament, again)
+    fresh = Line.objects.create(name="Nuova")
+    fresh.members.create(player=Player.objects.create(name="Nuovo Giocatore"), position=0)
+    entry = entries.register_line(tournament, fresh, seed=5)
+    assert (entry.line, entry.seed) == (fresh, 5)
+    assert Entry.objects.filter(tournament=tournament).count() == 2

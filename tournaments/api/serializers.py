@@ -21,6 +21,7 @@ from tournaments.models import (
     VPTable,
     rule_options_error,
 )
+from tournaments.services import entries
 
 SEED_MAX = 2**31 - 1
 """The largest seed the database stores (a positive 32-bit integer)."""
@@ -122,8 +123,12 @@ class AddLineSerializer(serializers.Serializer):
             LineMember.objects.bulk_create(
                 LineMember(line=line, player=p, position=i) for i, p in enumerate(players)
             )
-        return Entry.objects.create(
-            tournament=tournament, line=line, seed=validated_data.get("seed")
+        request = self.context.get("request")
+        return entries.register_line(
+            tournament,
+            line,
+            seed=validated_data.get("seed"),
+            user=getattr(request, "user", None),
         )
 
 

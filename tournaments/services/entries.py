@@ -183,6 +183,49 @@ def add_line(tournament, name, players, *, club="", city="", seed=None, user=Non
         raise TournamentError("; ".join(message for _row, message in error.errors)) from error
 
 
+@transaction.atomic
+def register_line(tournament, line, *, seed=None, user=None):
+    """Enter an existing line (its players already chosen) in ``tournament``, with the checks
+    of :func:`add_lines`: the tournament's players per line, no player already playing in
+    another of its lines, a line name and a seed not yet taken. Raises ``TournamentError``
+    (nothing stored)."""
+    members = list(line.members.select_related("player").order_by("position"))
+    problems = []
+    if len(members) != tournament.seats_per_line:
+        problems.append(
+            ngettext(
+                "%(got)d player, but lines of this tournament have %(n)d",
+                "%(got)d players, but lines of this tournament have %(n)d",
+                len(members),
+            )
+            % {"got": len(members), "n": tournament.seats_per_line}
+        )
+    entered = set(
+        LineMember.objects.filter(
+            line__entries__tournament=tournament,
+            player_id__in=[member.player_id for member in members],
+        )
+        .exclude(line=line)
+        .values_list("player_id", flat=True)
+    )
+    for member in members:
+        if member.player_id in entered:
+            problems.append(
+                _("player %(id)s already plays in this tournament")
+                % {"id": member.player.federation_id or member.player.name}
+            )
+    same_name = Entry.objects.filter(tournament=tournament, line__name__iexact=line.name)
+    if same_name.exclude(line=line).exists():
+        problems.append(_("a line named “%(name)s” is already registered") % {"name": line.name})
+    if seed is not None and Entry.objects.filter(tournament=tournament, seed=seed).exists():
+        problems.append(_("seed %(seed)d is already taken") % {"seed": seed})
+    if problems:
+        raise TournamentError("; ".join(problems))
+    entry = Entry.objects.create(tournament=tournament, line=line, seed=seed)
+    changelog.record(tournament, "line.added", user=user, lines=1)
+    return entry
+
+
 def _read_text(file) -> str:
     data = file.read() if hasattr(file, "read") else file
     if isinstance(data, bytes):
