@@ -22,7 +22,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from tournaments.algorithms import vp as vp_algo
 from tournaments.exceptions import LineImportError, TournamentError
@@ -469,7 +469,7 @@ class StageAdmin(LoggedAdminMixin, admin.ModelAdmin):
             )
         )
 
-    @admin.display(description=gettext_lazy("groups"), ordering="n_groups")
+    @admin.display(description=pgettext_lazy("round-robin group", "groups"), ordering="n_groups")
     def group_count(self, obj):
         return obj.n_groups
 

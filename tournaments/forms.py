@@ -7,6 +7,7 @@ import datetime
 from django import forms
 from django.forms import formset_factory
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from tournaments.models import Outcome
 
@@ -120,7 +121,11 @@ class ResultForm(forms.Form):
     offender = forms.ChoiceField(
         label=_("offending line"),
         required=False,
-        choices=[("", "—"), ("home", _("Home")), ("away", _("Away"))],
+        choices=[
+            ("", "—"),
+            ("home", pgettext_lazy("side of a match", "Home")),
+            ("away", pgettext_lazy("side of a match", "Away")),
+        ],
         help_text=_("For a timeout, abandon or forfeit."),
     )
     time_expired = forms.BooleanField(
@@ -136,7 +141,11 @@ class DealForm(forms.Form):
     last_capture = forms.ChoiceField(
         label=_("last capture"),
         required=False,
-        choices=[("", "—"), ("home", _("Home")), ("away", _("Away"))],
+        choices=[
+            ("", "—"),
+            ("home", pgettext_lazy("side of a match", "Home")),
+            ("away", pgettext_lazy("side of a match", "Away")),
+        ],
     )
 
     def __init__(self, *args, **kwargs):

@@ -13,6 +13,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 logger = logging.getLogger(__name__)
 
@@ -420,8 +421,8 @@ class Group(models.Model):
     )
 
     class Meta:
-        verbose_name = _("group")
-        verbose_name_plural = _("groups")
+        verbose_name = pgettext_lazy("round-robin group", "group")
+        verbose_name_plural = pgettext_lazy("round-robin group", "groups")
         ordering = ["stage", "order", "name"]
         constraints = [
             models.UniqueConstraint(fields=["stage", "name"], name="unique_group_name"),
@@ -433,7 +434,10 @@ class Group(models.Model):
 
 class GroupMember(models.Model):
     group = models.ForeignKey(
-        Group, on_delete=models.CASCADE, related_name="members", verbose_name=_("group")
+        Group,
+        on_delete=models.CASCADE,
+        related_name="members",
+        verbose_name=pgettext_lazy("round-robin group", "group"),
     )
     line = models.ForeignKey(
         Line, on_delete=models.PROTECT, related_name="group_memberships", verbose_name=_("line")
@@ -492,8 +496,8 @@ class Match(models.Model):
         DONE = "done", _("Result in")
 
     class Slot(models.TextChoices):
-        HOME = "home", _("Home")
-        AWAY = "away", _("Away")
+        HOME = "home", pgettext_lazy("side of a match", "Home")
+        AWAY = "away", pgettext_lazy("side of a match", "Away")
 
     round = models.ForeignKey(
         Round, on_delete=models.CASCADE, related_name="matches", verbose_name=_("round")
@@ -504,7 +508,7 @@ class Match(models.Model):
         related_name="matches",
         null=True,
         blank=True,
-        verbose_name=_("group"),
+        verbose_name=pgettext_lazy("round-robin group", "group"),
     )
     home = models.ForeignKey(
         Line,

@@ -13,7 +13,7 @@ import string
 from django.db import transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 from tournaments.algorithms import bracket, round_robin
 from tournaments.exceptions import ScheduleError
@@ -89,7 +89,7 @@ def create_groups(stage, n_groups, *, lines=None, user=None, replace=False):
             _("%(lines)d lines cannot fill %(groups)d groups of at least two.")
             % {"lines": len(lines), "groups": n_groups}
         )
-    replaced = _clear_stage(stage, replace=replace, what=_("groups"))
+    replaced = _clear_stage(stage, replace=replace, what=pgettext("round-robin group", "groups"))
     stage.groups.all().delete()
     groups = []
     for index, members in enumerate(round_robin.snake_groups(lines, n_groups)):
