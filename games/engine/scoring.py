@@ -5,6 +5,8 @@ classic `scope carte denari settebello primiera rebello napola`; scopa-15
 `scope denari settebello sette carte poche_carte`. Option categories appear only when enabled.
 """
 
+from functools import lru_cache
+
 from .cards import (
     BIT,
     DENARI_MASK,
@@ -14,16 +16,17 @@ from .cards import (
     SEVENS_MASK,
 )
 from .rules import Rules
-
-CLASSIC_CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera")
-FIFTEEN_CATEGORIES = ("scope", "denari", "settebello", "sette", "carte", "poche_carte")
+from .variants import get_variant
 
 
-def categories(rules: Rules) -> tuple:
-    if rules.fifteen:
-        return FIFTEEN_CATEGORIES
-    extra = (("rebello",) if rules.rebello else ()) + (("napola",) if rules.napola else ())
-    return CLASSIC_CATEGORIES + extra
+def categories(rules: Rules) -> tuple[str, ...]:
+    """The breakdown keys of a deal under `rules`, as the variant registry lists them."""
+    return _category_keys(rules.variant, rules.rebello, rules.napola)
+
+
+@lru_cache(maxsize=32)
+def _category_keys(variant: str, rebello: bool, napola: bool) -> tuple[str, ...]:
+    return get_variant(variant).category_keys({"rebello": rebello, "napola": napola})
 
 
 def _strict_best(values) -> int | None:

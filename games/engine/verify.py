@@ -12,14 +12,14 @@ from msgspec import UNSET
 from .cards import BIT, CARD_INDEX, RANK_OF
 from .clock import check_clock, check_time_limit
 from .errors import LANGS, PlayError, RecordError
+from .match_end import DealTally, EndRule, MatchEnd, penalty_winner
+from .match_end import margin as _margin
 from .record import MatchRecord, parse_record, sides_for
 from .rules import check_take, is_ace_sweep, rules_for
 from .scoring import categories, interrupted_deal, score_deal
 from .state import PLAYS_PER_DEAL, DealState
 
 logger = logging.getLogger(__name__)
-
-TIEBREAK_DEALS = 3
 
 
 @dataclass(slots=True)
@@ -209,118 +209,25 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
     return problem
 
 
-class MatchProgress:
-    """Running state of the match end rules between deals."""
-
-    def __init__(self, end, time_up, knockout: bool, side_count: int):
-        self.target = None if end.target is UNSET else end.target
-        self.deal_limit = None if end.deals is UNSET else end.deals
-        self.time_up = None if time_up is UNSET else time_up
-        self.knockout = knockout
-        self.side_count = side_count
-        self.totals = [0] * side_count
-        self.phase = "regular"
-        self.regular_deals = 0
-        self.tiebreaks = 0
-        self.contenders = None
-        self.over = False
-        self.winner = None
-        self.reason = None
-        self.end_deal = None
-
-    def _finish(self, d: int, winner, reason: str) -> None:
-        self.over, self.winner, self.reason, self.end_deal = True, winner, reason, d
-
-    def leaders(self) -> list:
-        best = max(self.totals)
-        leaders = []
-        for side, total in enumerate(self.totals):
-            if total == best:
-                leaders.append(side)
-        return leaders
-
-    def after_deal(self, d: int, state: DealState, points: list, fifteen: bool) -> None:
-        if fifteen:
-            without = [s for s in range(self.side_count) if state.capture_count[s] == 0]
-            if without:
-                capturers = [s for s in range(self.side_count) if s not in without]
-                winner = None
-                if capturers:
-                    best = max(self.totals[s] for s in capturers)
-                    top = [s for s in capturers if self.totals[s] == best]
-                    winner = top[0] if len(top) == 1 else None
-                self._finish(d, winner, "no_capture")
-                return
-        if self.phase == "tiebreak":
-            self.tiebreaks += 1
-            best = max(points[s] for s in self.contenders)
-            top = [s for s in self.contenders if points[s] == best]
-            if len(top) == 1:
-                self._finish(d, top[0], "tiebreak")
-                return
-            self.contenders = top
-            if self.tiebreaks >= TIEBREAK_DEALS:
-                self._finish(d, last_capture_survivor(state, top), "tiebreak_last_capture")
-            return
-        self.regular_deals += 1
-        leaders = self.leaders()
-        single = leaders[0] if len(leaders) == 1 else None
-        if self.target is not None and single is not None and self.totals[single] >= self.target:
-            self._finish(d, single, "target")
-            return
-        if self.time_up is not None and d >= self.time_up:
-            if single is not None:
-                self._finish(d, single, "time_limit")
-            return
-        if self.deal_limit is not None and self.regular_deals >= self.deal_limit:
-            if single is not None:
-                self._finish(d, single, "deals")
-            elif self.knockout:
-                self.phase = "tiebreak"
-                self.contenders = leaders
-            else:
-                self._finish(d, None, "draw")
-
-    def reasons(self) -> tuple[str, str]:
-        """Why the match is (not) over, for missing/extra deal messages."""
-        if self.over:
-            if self.winner is None:
-                return (
-                    f"pareggio alla smazzata {self.end_deal}",
-                    f"drawn at deal {self.end_deal}",
-                )
-            return (
-                f"vinta dalla squadra {self.winner} alla smazzata {self.end_deal}",
-                f"won by side {self.winner} at deal {self.end_deal}",
-            )
-        if self.phase == "tiebreak":
-            return (
-                f"spareggio {self.tiebreaks + 1} da giocare",
-                f"tie-break deal {self.tiebreaks + 1} to play",
-            )
-        if self.target is not None:
-            return (
-                f"nessuna squadra è in testa da sola con almeno {self.target} punti",
-                f"no side leads alone with at least {self.target} points",
-            )
-        return (
-            f"smazzate giocate: {self.regular_deals} su {self.deal_limit}",
-            f"{self.regular_deals} of {self.deal_limit} deals played",
-        )
-
-
-def last_capture_survivor(state: DealState, contenders: list):
-    """Third tie-break still tied: drop the contender whose latest capture came last, until one
-    remains (a side that never captured counts as earliest)."""
-    order = sorted(
-        contenders,
-        key=lambda s: -2 if state.last_capture_at[s] is None else state.last_capture_at[s],
+def match_end_for(end, time_up, knockout: bool, side_count: int, fifteen: bool) -> MatchEnd:
+    """The engine's one match-end rule for a record's `end` and outcome."""
+    rule = EndRule(
+        target=None if end.target is UNSET else end.target,
+        deals=None if end.deals is UNSET else end.deals,
+        knockout=knockout,
+        sides=side_count,
+        no_capture_loses=fifteen,
     )
-    first = order[0]
-    key = state.last_capture_at[first]
-    if len(order) > 1 and state.last_capture_at[order[1]] == key:
-        return None
-    return first
+    return MatchEnd(rule, None if time_up is UNSET else time_up)
+
+
+def deal_tally(state: DealState, points: list) -> DealTally:
+    """What the match-end rule reads of a replayed deal."""
+    return DealTally(
+        tuple(points),
+        tuple(count > 0 for count in state.capture_count),
+        tuple(state.last_capture_at),
+    )
 
 
 def _apply_penalty(entries, penalty, offender_side: int, side_count: int, totals) -> dict:
@@ -363,13 +270,6 @@ def _apply_penalty(entries, penalty, offender_side: int, side_count: int, totals
     }
 
 
-def _margin(totals: list, winner) -> int:
-    if winner is None:
-        return 0
-    others = [t for s, t in enumerate(totals) if s != winner]
-    return max(0, totals[winner] - max(others)) if others else 0
-
-
 def verify(record: MatchRecord, lang: str = "it") -> Verdict:
     """Replay `record` and score it; never raises on a parsed record's content."""
     rules = rules_for(record.variant, record.options)
@@ -379,7 +279,9 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
     interrupted = outcome.kind in ("timeout", "abandon")
     offender_seat = outcome.seat if interrupted else None
     offender_side = None if offender_seat is None else offender_seat % side_count
-    match = MatchProgress(record.end, outcome.time_up_in_deal, record.knockout, side_count)
+    match = match_end_for(
+        record.end, outcome.time_up_in_deal, record.knockout, side_count, rules.fifteen
+    )
     totals = match.totals
     entries = []
     errors = []
@@ -453,7 +355,7 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
         if deal.declared is not None and not interrupted_open and deal.declared != points:
             mismatches.append({"deal": d, "declared": deal.declared, "verified": points})
         if not interrupted_open:
-            match.after_deal(d, state, points, rules.fifteen)
+            match.after_deal(d, deal_tally(state, points))
 
     winner = match.winner
     end_reason = match.reason
@@ -482,10 +384,7 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
                                 "verified": verified,
                             }
                         )
-                others = [s for s in range(side_count) if s != offender_side]
-                best = max(totals[s] for s in others)
-                top = [s for s in others if totals[s] == best]
-                winner = top[0] if len(top) == 1 else None
+                winner = penalty_winner(totals, offender_side)
                 end_reason = outcome.kind
                 match.end_deal = last if last >= 0 else None
         elif not match.over:
