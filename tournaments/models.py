@@ -23,11 +23,16 @@ from tournaments.algorithms.vp import OUTCOME_LABELS
 logger = logging.getLogger(__name__)
 
 
+def engine_lang():
+    """The rules engine's language for the active Django language (Italian unless English)."""
+    return "en" if (get_language() or "").startswith("en") else "it"
+
+
 def _engine_label(label):
     """An engine ``Label`` (Italian and English) as a lazy string in the active language."""
 
     def text():
-        return label("en" if (get_language() or "").startswith("en") else "it")
+        return label(engine_lang())
 
     return lazy(text, str)()
 

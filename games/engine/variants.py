@@ -142,8 +142,10 @@ CATEGORY_LABELS: Mapping[str, Label] = MappingProxyType(
         "napola": Label("Napola", "Napola"),
         "sette": Label("Sette", "Sevens"),
         "poche_carte": Label("Meno di 10 carte", "Fewer than 10 cards"),
-        # not a scoring category: the timeout penalty when an engine reports it apart
+        # not scoring categories: the timeout penalty when an engine reports it apart, and the
+        # admin's old catch-all column, still shown on results stored with it
         "penalty": Label("Penalità", "Penalty"),
+        "other": Label("Altro", "Other"),
     }
 )
 """Every breakdown key the product stores, labelled once."""

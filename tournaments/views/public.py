@@ -15,7 +15,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from tournaments.models import Stage, Tournament
+from tournaments.models import Stage, Tournament, engine_lang
 from tournaments.rendering.bracket import BracketMatch, bracket_svg
 from tournaments.rendering.cards import deck_faces
 from tournaments.views import caching
@@ -242,7 +242,7 @@ def _options_shown(tournament, submission):
         variant = submission.document.get("variant") or variant
     return [
         (option.label, option.raw if isinstance(option.raw, bool) else option.value)
-        for option in options_shown(str(variant), options, sel.engine_lang())
+        for option in options_shown(str(variant), options, engine_lang())
     ]
 
 

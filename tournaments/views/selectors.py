@@ -10,7 +10,6 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 from django.http import Http404
-from django.utils.translation import get_language
 
 from tournaments.models import (
     ChangeLog,
@@ -26,6 +25,7 @@ from tournaments.models import (
     TieBreak,
     Tournament,
     Variant,
+    engine_lang,
 )
 
 logger = logging.getLogger(__name__)
@@ -265,11 +265,6 @@ def match_deals(match):
         row["is_tiebreak"] = row["is_tiebreak"] or deal.is_tiebreak
         row["is_penalty"] = row.get("is_penalty", False) or deal.is_penalty
     return [deals[k] for k in sorted(deals)]
-
-
-def engine_lang():
-    """The engine's language for the active Django language (Italian unless English)."""
-    return "en" if (get_language() or "").startswith("en") else "it"
 
 
 def scoring_categories(tournament):
