@@ -267,3 +267,27 @@ class TestClock:
         verdict = verify_document(doc)
         assert verdict["errors"][0]["code"] == "undeclared_timeout"
         assert verdict["clock"]["timeouts"][0]["kind"] == "total"
+
+
+def test_knockout_record_tied_when_time_runs_out_plays_tie_break_deals():
+    """rules.md, seed 000 "Parità": in a knock-out a tie when time runs out goes to the
+    tie-break deals; the verifier marks them and the match is won on them (the old rule played
+    on with regular deals and called it a time-limit win)."""
+    clock = {"move_s": 20, "bank_s": 0}
+    end = {"target": 21, "time_limit_s": 240}
+    doc = sim(seed=8, end=end, knockout=True, clock=clock)
+    verdict = verify_document(doc)
+    assert verdict["valid"], verdict["errors"]
+    time_up = doc["outcome"]["time_up_in_deal"]
+    played = [d for d in verdict["deals"] if not d["void"]]
+    regular_totals = [sum(d["points"][s] for d in played if not d["tiebreak"]) for s in (0, 1)]
+    assert regular_totals[0] == regular_totals[1]
+    assert [d["tiebreak"] for d in verdict["deals"]][time_up + 1 :] == [True] * (
+        len(verdict["deals"]) - time_up - 1
+    )
+    assert verdict["end"]["reason"] == "tiebreak" and verdict["winner"] is not None
+    # the same deals outside a knock-out: a tie at time up plays on, no tie-break deal
+    group = clone(doc)
+    group["knockout"] = False
+    group_verdict = verify_document(group)
+    assert not any(d["tiebreak"] for d in group_verdict["deals"])
