@@ -91,9 +91,12 @@ def last_capture_survivor(
 ) -> int | None:
     """Third tie-break deal still tied: drop the contender whose latest capture came last, until
     one remains (a side that never captured counts as earliest); None when it cannot tell."""
-    order = sorted(
-        contenders, key=lambda s: -2 if last_capture_at[s] is None else last_capture_at[s]
-    )
+
+    def when(side: int) -> int:
+        at = last_capture_at[side]
+        return -2 if at is None else at
+
+    order = sorted(contenders, key=when)
     first = order[0]
     if len(order) > 1 and last_capture_at[order[1]] == last_capture_at[first]:
         return None
@@ -416,4 +419,5 @@ def _judge_interrupted(
     match.add_points(last.points)
     totals = tuple(match.totals)
     winner = penalty_winner(totals, offender)
-    return MatchDecision(totals, winner, margin(totals, winner), outcome, len(deals) - 1)
+    reason: EndReasonCode = "timeout" if outcome == "timeout" else "abandon"
+    return MatchDecision(totals, winner, margin(totals, winner), reason, len(deals) - 1)

@@ -80,10 +80,10 @@ def _play_order_counts(
         start: set[tuple[tuple[int, ...], bool]] = {((0,) * sides, False)}
         if dealer_fifteen:
             for extra in (1, 2):
-                counts = [0] * sides
-                counts[dealer_side] = extra
+                fifteen = [0] * sides
+                fifteen[dealer_side] = extra
                 # the dealer's fifteen empties the table: play 1 cannot be a scopa
-                start.add((tuple(counts), True))
+                start.add((tuple(fifteen), True))
         states = start
         for play in range(1, PLAYS_PER_DEAL + 1):
             side = (dealer + play) % seat_count % sides

@@ -201,7 +201,7 @@ class Variant:
 
     def categories(self, options: Mapping[str, object] | None = None) -> tuple[Category, ...]:
         """The scoring categories of a deal under `options` (base first, then option ones)."""
-        values = dict(self.default_options)
+        values: dict[str, object] = dict(self.default_options)
         values.update(options or {})
         extra = tuple(c for c in self.option_categories if c.option and values.get(c.option))
         return self.base_categories + extra
@@ -236,7 +236,7 @@ class Scopa(Variant):
     key = "scopa"
     name = Label("Scopa", "Scopa")
     seeds = "000, 001, 004"
-    usual_targets = (7, 11, 21)
+    usual_targets: tuple[int, ...] = (7, 11, 21)
     options = (
         "rebello",
         "napola",
@@ -282,7 +282,7 @@ class ScopaDAssi(Scopa):
     name = Label("Scopa d'assi (asso piglia tutto)", "Scopa d'assi (ace takes all)")
     seeds = "003"
     aces_take_all = True
-    usual_targets = (11, 21)
+    usual_targets: tuple[int, ...] = (11, 21)
 
 
 class Scopa15(Variant):
@@ -296,7 +296,7 @@ class Scopa15(Variant):
     # Reading of seed 002 kept here only: all four sevens make 3 points in all, settebello and
     # most-sevens included.
     all_sevens_points = 3
-    usual_targets = (21, 31)
+    usual_targets: tuple[int, ...] = (21, 31)
     options = ("forced_capture", *SHARED_OPTIONS)
     default_options = MappingProxyType(
         {
