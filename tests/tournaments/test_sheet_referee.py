@@ -298,6 +298,11 @@ def test_model_choices_are_the_registries():
     assert set(standings_algo.TIEBREAKS) == set(standings_algo.TieBreak)
     assert Outcome.values == [str(o) for o in vp_algo.Outcome]
     assert set(vp_algo.OUTCOME_LABELS) == set(vp_algo.Outcome)
+    from ratings.algorithms import rating as rating_algo
+    from ratings.models import Pool
+
+    assert Pool.values == [str(p) for p in rating_algo.Pool]
+    assert set(rating_algo.POOL_LABELS) == set(rating_algo.Pool)
     with translation.override("it"):
         assert dict(TieBreak.choices)["mp"] == "Totale MP"
         assert dict(Outcome.choices)["forfeit"] == "Forfait"
