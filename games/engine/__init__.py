@@ -21,7 +21,8 @@ from .rules import Move, Rules, legal_takes, rules_for
 from .simulate import POLICIES, simulate_match
 from .state import DealState
 from .timeline import position, replay_timeline
-from .verify import Verdict, verify, verify_document
+from .verdict import EndReason, Verdict
+from .verify import verify, verify_document
 
 
 def legal_moves(state: DealState) -> list[Move]:
@@ -39,6 +40,7 @@ __all__ = [
     "SCHEMA_ID",
     "VARIANTS",
     "DealState",
+    "EndReason",
     "EngineError",
     "MatchRecord",
     "Move",

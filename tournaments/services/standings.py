@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.apps import apps
 
 from tournaments.algorithms import standings as algo
+from tournaments.algorithms.vp import MatchScore
 from tournaments.algorithms.vp import Outcome as AlgoOutcome
 from tournaments.models import Group, GroupMember, Line, Match, MatchResult, Outcome, TieBreak
 
@@ -65,12 +67,14 @@ class GroupTable:
         return [labels.get(tb, tb) for tb in self.tiebreaks]
 
 
-def _played_matches(matches, results):
+def _played_matches(
+    matches: Iterable[Mapping[str, Any]], results: Iterable[Mapping[str, Any]]
+) -> list[algo.PlayedMatch[int]]:
     """PlayedMatch objects for the algorithm, from values() rows."""
-    by_match: dict[int, dict[int, dict]] = defaultdict(dict)
+    by_match: dict[int, dict[int, Mapping[str, Any]]] = defaultdict(dict)
     for result in results:
         by_match[result["match_id"]][result["line_id"]] = result
-    played = []
+    played: list[algo.PlayedMatch[int]] = []
     for match in matches:
         lines = by_match.get(match["id"])
         if match["outcome"] == Outcome.BYE or match["away_id"] is None or not lines:
@@ -80,16 +84,14 @@ def _played_matches(matches, results):
         if home is None or away is None:
             logger.warning("match %s has an incomplete result; left out", match["id"])
             continue
+        # the stored VP and MP are the table's score written per line: the winner's row first
+        won, lost = (away, home) if match["winner_id"] == match["away_id"] else (home, away)
         played.append(
-            algo.PlayedMatch(
-                home=match["home_id"],
-                away=match["away_id"],
-                home_points=home["points"],
-                away_points=away["points"],
-                home_vp=home["vp"],
-                away_vp=away["vp"],
-                home_mp=home["mp"],
-                away_mp=away["mp"],
+            algo.PlayedMatch.from_score(
+                match["home_id"],
+                match["away_id"],
+                (home["points"], away["points"]),
+                MatchScore(won["vp"], lost["vp"], won["mp"], lost["mp"]),
                 winner=match["winner_id"],
                 outcome=AlgoOutcome(match["outcome"] or "completed"),
             )
