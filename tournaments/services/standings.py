@@ -10,14 +10,27 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.apps import apps
 
 from tournaments.algorithms import standings as algo
 from tournaments.algorithms.vp import MatchScore
 from tournaments.algorithms.vp import Outcome as AlgoOutcome
-from tournaments.models import Group, GroupMember, Line, Match, MatchResult, Outcome, TieBreak
+from tournaments.models import (
+    Group,
+    GroupMember,
+    Line,
+    Match,
+    MatchResult,
+    Outcome,
+    Stage,
+    TieBreak,
+    Tournament,
+)
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +54,7 @@ class StandingRow:
     position: int | None = None
 
     @property
-    def tiebreak_values(self):
+    def tiebreak_values(self) -> dict[str, Any]:
         return dict(self.tiebreaks)
 
 
@@ -54,7 +67,7 @@ class GroupTable:
     grid: dict[tuple[int, int], int]
     tiebreaks: list[str]
 
-    def grid_rows(self):
+    def grid_rows(self) -> list[tuple[StandingRow, list[int | None]]]:
         """For templates: per row, the VP earned against each line in standings order."""
         order = [row.line.pk for row in self.rows]
         return [
@@ -62,7 +75,7 @@ class GroupTable:
             for row, a in zip(self.rows, order, strict=True)
         ]
 
-    def tiebreak_labels(self):
+    def tiebreak_labels(self) -> list[StrOrPromise]:
         labels = dict(TieBreak.choices)
         return [labels.get(tb, tb) for tb in self.tiebreaks]
 
@@ -99,16 +112,18 @@ def _played_matches(
     return played
 
 
-def _tables_for(groups, tournament, ratings=None):
+def _tables_for(
+    groups: list[Group], tournament: Tournament, ratings: Mapping[int, float] | None = None
+) -> list[GroupTable]:
     group_ids = [group.pk for group in groups]
-    members = defaultdict(list)
+    members: defaultdict[int, list[GroupMember]] = defaultdict(list)
     for member in (
         GroupMember.objects.filter(group_id__in=group_ids)
         .select_related("line")
         .order_by("position")
     ):
         members[member.group_id].append(member)
-    matches = defaultdict(list)
+    matches: defaultdict[int, list[Mapping[str, Any]]] = defaultdict(list)
     for match in (
         Match.objects.filter(group_id__in=group_ids, status=Match.Status.DONE)
         .exclude(outcome=Outcome.BYE)
@@ -157,7 +172,7 @@ def _tables_for(groups, tournament, ratings=None):
     return tables
 
 
-def _line_ratings(line_ids, tournament):
+def _line_ratings(line_ids: list[int], tournament: Tournament) -> dict[int, float]:
     """Line strengths for the RATING tie-break, from the ratings app when it is installed.
 
     Imported late: ratings is built on top of tournaments, not the other way round.
@@ -169,23 +184,25 @@ def _line_ratings(line_ids, tournament):
     return line_ratings(line_ids, tournament.seats_per_line)
 
 
-def _tournament_of(group):
+def _tournament_of(group: Group) -> Tournament:
     """The group's tournament, reusing cached relations (no query when already loaded)."""
     return group.stage.tournament
 
 
-def group_table(group, *, ratings=None) -> GroupTable:
+def group_table(group: Group, *, ratings: Mapping[int, float] | None = None) -> GroupTable:
     """Standings and head-to-head grid of a group (pass it with ``stage__tournament`` loaded to
     save a query)."""
     return _tables_for([group], _tournament_of(group), ratings)[0]
 
 
-def group_standings(group, *, ratings=None) -> list[StandingRow]:
+def group_standings(
+    group: Group, *, ratings: Mapping[int, float] | None = None
+) -> list[StandingRow]:
     """The ranked rows of a group: VP, then the tournament's tie-breaks."""
     return group_table(group, ratings=ratings).rows
 
 
-def stage_tables(stage, *, ratings=None) -> list[GroupTable]:
+def stage_tables(stage: Stage, *, ratings: Mapping[int, float] | None = None) -> list[GroupTable]:
     """Tables of every group of a stage, in four queries in all."""
     groups = list(Group.objects.filter(stage=stage).order_by("order", "name"))
     for group in groups:
@@ -193,6 +210,8 @@ def stage_tables(stage, *, ratings=None) -> list[GroupTable]:
     return _tables_for(groups, stage.tournament, ratings)
 
 
-def stage_standings(stage, *, ratings=None) -> list[tuple[Group, list[StandingRow]]]:
+def stage_standings(
+    stage: Stage, *, ratings: Mapping[int, float] | None = None
+) -> list[tuple[Group, list[StandingRow]]]:
     """``[(group, rows)]`` for every group of a stage, in group order."""
     return [(table.group, table.rows) for table in stage_tables(stage, ratings=ratings)]
