@@ -33,7 +33,7 @@ class EndReason(StrEnum):
     ABANDON = "abandon"  # a seat left the match
 
 
-class DealEntry(Struct):
+class DealEntry(Struct, gc=False):
     """One deal of the verdict: points and breakdown per side."""
 
     points: list[int]
@@ -46,7 +46,7 @@ class DealEntry(Struct):
     penalty: bool | UnsetType = UNSET  # the timeout/abandon penalty is added to this deal
 
 
-class Mismatch(Struct):
+class Mismatch(Struct, gc=False):
     """A deal whose declared points differ from the verified ones."""
 
     deal: int
@@ -54,7 +54,7 @@ class Mismatch(Struct):
     verified: list[int]
 
 
-class OutcomeSummary(Struct):
+class OutcomeSummary(Struct, gc=False):
     """The record's outcome as the verifier read it; `side` is the offender's side."""
 
     kind: OutcomeKind
@@ -63,14 +63,14 @@ class OutcomeSummary(Struct):
     time_up_in_deal: int | UnsetType = UNSET
 
 
-class MatchEnd(Struct):
+class MatchEnd(Struct, gc=False):
     """Why and in which deal the match ended (both None when the record is illegal)."""
 
     reason: EndReason | None
     deal: int | None
 
 
-class Penalty(Struct):
+class Penalty(Struct, gc=False):
     """What the offender's opponents received for a timeout or abandon."""
 
     deal: int | None  # the interrupted deal; None when no deal was in progress
@@ -80,7 +80,7 @@ class Penalty(Struct):
     points: list[int]  # per side
 
 
-class LateMove(Struct):
+class LateMove(Struct, gc=False):
     """The first play made after the line's BankTime or total time had run out."""
 
     deal: int
@@ -93,7 +93,7 @@ class LateMove(Struct):
 DeclaredTimeout = Literal["confirmed", "not_confirmed", "not_checkable", "preceded_by_undeclared"]
 
 
-class ClockFindings(Struct):
+class ClockFindings(Struct, gc=False):
     """What the clock data shows; `checked` is False when some play has no usable time."""
 
     move_s: float

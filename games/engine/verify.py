@@ -5,6 +5,7 @@ reports it with its position, a stable code and the sentence in Italian and Engl
 """
 
 import logging
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from msgspec import UNSET, UnsetType
@@ -105,7 +106,7 @@ def _fast_replay(
         if card not in hand:
             problem = ("card_not_in_hand", p, {"card": card, "seat": seat})
             break
-        take: list[int] = []
+        take: Sequence[int] = ()
         if play.take:
             take = [*map(card_of, play.take)]  # map: no comprehension frame in 3.11
         rank = rank_of[card]
