@@ -1,7 +1,8 @@
 """Scopa rules engine and match-record verifier (pure Python, no Django).
 
 Public API: parse_record, verify, verify_document, legal_moves, replay_timeline, simulate_match,
-and the rule data VARIANTS, DEFAULT_OPTIONS, DECK_STYLES, Options.
+the rule data VARIANTS, DEFAULT_OPTIONS, DECK_STYLES, Options, and the verdict types Verdict and
+EndReason. The package is typed (py.typed) and checked with `mypy --strict`.
 """
 
 from .cards import CARD_CODES, CARD_INDEX, DECK_STYLES, card_code, card_name
