@@ -1,6 +1,6 @@
 """The one match-end rule of rules.md, for a replayed record and for a hand-entered sheet alike.
 
-`MatchEnd` follows a match deal by deal: target reached while strictly ahead, N deals, the time
+`MatchProgress` follows a match deal by deal: target reached while strictly ahead, N deals, the time
 limit (the side ahead when time runs out wins; a tie plays on, except in a knock-out where it
 goes to the tie-break deals), up to `TIEBREAK_DEALS` tie-break deals and the last-capture rule,
 and scopa-15's "a side that made no capture loses". The verifier (`verify.py`) feeds it replayed
@@ -16,22 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .verdict import EndReason
+
 logger = logging.getLogger(__name__)
 
 TIEBREAK_DEALS = 3
 """Tie-break deals (spareggi) of a knock-out match that ends level (seed 000, "Parità")."""
 
-EndReasonCode = Literal[
-    "target",
-    "time_limit",
-    "deals",
-    "draw",
-    "tiebreak",
-    "tiebreak_last_capture",
-    "no_capture",
-    "timeout",
-    "abandon",
-]
 Phase = Literal["regular", "tiebreak"]
 SheetOutcome = Literal["completed", "timeout", "abandon"]
 
@@ -103,7 +94,7 @@ def last_capture_survivor(
     return first
 
 
-class MatchEnd:
+class MatchProgress:
     """Running state of the match-end rule between deals.
 
     The caller adds each deal's points to `totals` (`add_points`) and then calls `after_deal`,
@@ -125,12 +116,12 @@ class MatchEnd:
         self.contenders: list[int] = []
         self.over = False
         self.winner: int | None = None
-        self.reason: EndReasonCode | None = None
+        self.reason: EndReason | None = None
         self.end_deal: int | None = None
         self.needs_last_capture = False
         """The third tie-break deal ended level and the tally did not say who captured last."""
 
-    def _finish(self, d: int, winner: int | None, reason: EndReasonCode) -> None:
+    def _finish(self, d: int, winner: int | None, reason: EndReason) -> None:
         self.over, self.winner, self.reason, self.end_deal = True, winner, reason, d
 
     def leaders(self) -> list[int]:
@@ -157,7 +148,7 @@ class MatchEnd:
                     best = max(self.totals[s] for s in capturers)
                     top = [s for s in capturers if self.totals[s] == best]
                     winner = top[0] if len(top) == 1 else None
-                self._finish(d, winner, "no_capture")
+                self._finish(d, winner, EndReason.NO_CAPTURE)
                 return
         if self.phase == "tiebreak":
             self._after_tiebreak(d, tally)
@@ -166,22 +157,22 @@ class MatchEnd:
         tied = self.leaders()
         single = tied[0] if len(tied) == 1 else None
         if self.target is not None and single is not None and self.totals[single] >= self.target:
-            self._finish(d, single, "target")
+            self._finish(d, single, EndReason.TARGET)
             return
         if self.time_up is not None and d >= self.time_up:
             if single is not None:
-                self._finish(d, single, "time_limit")
+                self._finish(d, single, EndReason.TIME_LIMIT)
             elif self.knockout:
                 # a knock-out never plays on when time is up: the tie-break deals settle it
                 self._start_tiebreaks(tied)
             return
         if self.deal_limit is not None and self.regular_deals >= self.deal_limit:
             if single is not None:
-                self._finish(d, single, "deals")
+                self._finish(d, single, EndReason.DEALS)
             elif self.knockout:
                 self._start_tiebreaks(tied)
             else:
-                self._finish(d, None, "draw")
+                self._finish(d, None, EndReason.DRAW)
 
     def _start_tiebreaks(self, tied: list[int]) -> None:
         self.phase = "tiebreak"
@@ -192,7 +183,7 @@ class MatchEnd:
         best = max(tally.points[s] for s in self.contenders)
         top = [s for s in self.contenders if tally.points[s] == best]
         if len(top) == 1:
-            self._finish(d, top[0], "tiebreak")
+            self._finish(d, top[0], EndReason.TIEBREAK)
             return
         self.contenders = top
         if self.tiebreaks >= TIEBREAK_DEALS:
@@ -200,7 +191,9 @@ class MatchEnd:
                 self.needs_last_capture = True
                 return
             self._finish(
-                d, last_capture_survivor(tally.last_capture_at, top), "tiebreak_last_capture"
+                d,
+                last_capture_survivor(tally.last_capture_at, top),
+                EndReason.TIEBREAK_LAST_CAPTURE,
             )
 
     def reasons(self) -> tuple[str, str]:
@@ -262,7 +255,7 @@ class MatchDecision:
     totals: tuple[int, ...]
     winner: int | None
     margin: int
-    reason: EndReasonCode
+    reason: EndReason
     end_deal: int | None
 
 
@@ -339,7 +332,7 @@ def judge_sheet(
     if outcome != "completed":
         return _judge_interrupted(rule, deals, outcome, offender)
 
-    match = MatchEnd(rule, sheet_time_up(rule, deals) if time_expired else None)
+    match = MatchProgress(rule, sheet_time_up(rule, deals) if time_expired else None)
     for index, deal in enumerate(deals):
         if match.over:
             raise SheetRefused(_over_before(match, index))
@@ -359,7 +352,7 @@ def judge_sheet(
     )
 
 
-def _over_before(match: MatchEnd, index: int) -> MatchEndProblem:
+def _over_before(match: MatchProgress, index: int) -> MatchEndProblem:
     end = match.end_deal if match.end_deal is not None else index - 1
     home, away = match.totals[0], match.totals[1]
     if match.phase == "tiebreak":
@@ -372,7 +365,7 @@ def _over_before(match: MatchEnd, index: int) -> MatchEndProblem:
 
 
 def _not_finished(
-    match: MatchEnd, rule: EndRule, time_expired: bool, tiebreak_at: int | None = None
+    match: MatchProgress, rule: EndRule, time_expired: bool, tiebreak_at: int | None = None
 ) -> MatchEndProblem:
     home, away = match.totals[0], match.totals[1]
     if match.phase == "tiebreak":
@@ -403,7 +396,7 @@ def _judge_interrupted(
     last = deals[-1]
     if any(last.points[side] < 1 for side in range(rule.sides) if side != offender):
         raise SheetRefused(MatchEndProblem("penalty_without_scopa"))
-    match = MatchEnd(rule, None)
+    match = MatchProgress(rule, None)
     for index, deal in enumerate(deals[:-1]):
         if deal.tiebreak != (match.phase == "tiebreak"):
             problem = "tiebreak_expected" if match.phase == "tiebreak" else "tiebreak_not_level"
@@ -419,5 +412,5 @@ def _judge_interrupted(
     match.add_points(last.points)
     totals = tuple(match.totals)
     winner = penalty_winner(totals, offender)
-    reason: EndReasonCode = "timeout" if outcome == "timeout" else "abandon"
+    reason = EndReason.TIMEOUT if outcome == "timeout" else EndReason.ABANDON
     return MatchDecision(totals, winner, margin(totals, winner), reason, len(deals) - 1)

@@ -3,13 +3,15 @@
 import pytest
 
 from games.engine import verify_document
-from games.engine.match_end import DealTally, EndRule, MatchEnd
+from games.engine.match_end import DealTally, EndRule, MatchProgress
 
 from .helpers import clone, sim
 
 
 def progress(target=None, deals=None, time_up=None, knockout=False, sides=2):
-    return MatchEnd(EndRule(target=target, deals=deals, knockout=knockout, sides=sides), time_up)
+    return MatchProgress(
+        EndRule(target=target, deals=deals, knockout=knockout, sides=sides), time_up
+    )
 
 
 def fake_state(last_capture_at):
@@ -141,7 +143,7 @@ def test_time_up_deal_checked_against_server_times():
 
 
 def test_scopa_15_side_without_captures_loses():
-    match = MatchEnd(EndRule(target=21, no_capture_loses=True))
+    match = MatchProgress(EndRule(target=21, no_capture_loses=True))
     match.totals[:] = [10, 12]
     match.after_deal(3, DealTally((4, 0), (True, False), (5, None)))
     assert match.over and match.winner == 0 and match.reason == "no_capture"

@@ -290,7 +290,9 @@ def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expire
         winner = 1 - offender_side
         totals = [0, 0]
         totals[winner] = vp_algo.FORFEIT_MARGIN
-        return Decision(tuple(totals), winner, vp_algo.FORFEIT_MARGIN, outcome, offender_side)
+        return Decision(
+            (totals[0], totals[1]), winner, vp_algo.FORFEIT_MARGIN, outcome, offender_side
+        )
     if outcome not in PLAYED_OUTCOMES:
         raise ResultError(_("Unknown outcome."))
     _referee(match, deals, offender_side if outcome != Outcome.COMPLETED else None)
@@ -299,11 +301,16 @@ def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expire
         match_end.SheetDeal(deal.points, deal.is_tiebreak, deal.is_penalty, deal.last_capture)
         for deal in deals
     ]
+    sheet_outcome: match_end.SheetOutcome = "completed"
+    if outcome == Outcome.TIMEOUT:
+        sheet_outcome = "timeout"
+    elif outcome == Outcome.ABANDON:
+        sheet_outcome = "abandon"
     try:
         judged = match_end.judge_sheet(
             _end_rule(match),
             sheet_deals,
-            outcome=str(outcome),
+            outcome=sheet_outcome,
             offender=offender_side,
             time_expired=bool(time_expired and tournament.time_limit_s),
         )
@@ -312,7 +319,8 @@ def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expire
     if judged.winner is None and knockout:  # pragma: no cover - the engine never draws one
         raise ResultError(_("A knock-out match cannot end level."))
     offender = offender_side if outcome != Outcome.COMPLETED else None
-    return Decision(judged.totals, judged.winner, judged.margin, outcome, offender, deals)
+    final = (judged.totals[0], judged.totals[1])
+    return Decision(final, judged.winner, judged.margin, outcome, offender, deals)
 
 
 # --------------------------------------------------------------------------- storing
@@ -417,8 +425,8 @@ def _store(match, decision: Decision, *, user, action, source=None):
         DealResult.objects.filter(match=match).delete()
         MatchResult.objects.filter(match=match).delete()
 
-    winner_id = None if draw else lines[winner_side]
-    loser_id = None if draw else lines[1 - winner_side]
+    winner_id = None if winner_side is None else lines[winner_side]
+    loser_id = None if winner_side is None else lines[1 - winner_side]
     if not draw:
         _advance(match, winner_id, loser_id)
 
@@ -542,16 +550,16 @@ def decision_from_verdict(match, verdict) -> Decision:
     for index, raw in enumerate(verdict.get("deals") or []):
         if not isinstance(raw, dict) or raw.get("void"):
             continue
-        points = tuple(int(p) for p in raw.get("points", (0, 0)))
-        breakdown = raw.get("breakdown") or [{}, {}]
+        home_points, away_points = (int(p) for p in raw.get("points", (0, 0)))
+        home_breakdown, away_breakdown = (
+            {key: int(value) for key, value in dict(side).items() if value}
+            for side in raw.get("breakdown") or [{}, {}]
+        )
         deals.append(
             Deal(
                 number=index,
-                points=points,
-                breakdown=tuple(
-                    {key: int(value) for key, value in dict(side).items() if value}
-                    for side in breakdown
-                ),
+                points=(home_points, away_points),
+                breakdown=(home_breakdown, away_breakdown),
                 is_tiebreak=bool(raw.get("tiebreak", False)),
                 is_penalty=bool(raw.get("interrupted") or raw.get("penalty")),
             )
@@ -591,7 +599,7 @@ def decision_from_verdict(match, verdict) -> Decision:
                     interrupted.breakdown[side]["penalty"] = (
                         interrupted.breakdown[side].get("penalty", 0) + extra[side]
                     )
-            interrupted.points = tuple(points)
+            interrupted.points = (points[0], points[1])
         elif interrupted is None and deals:
             deals[-1].is_penalty = True
     winner = verdict.get("winner")
