@@ -205,10 +205,10 @@ def test_close_stage_seeds_the_knockout(client, organizer, tournament):
     client.force_login(organizer)
     rr = tournament.stages.get(order=1)
     close = reverse("desk:close", args=[tournament.slug, rr.pk])
-    response = client.post(close, {"per_group": "2"}, follow=True)
+    response = client.post(close, {"per_group": "2", "confirm": "1"}, follow=True)
     assert "msg-error" in response.content.decode()  # results are missing: refused
     play_stage(rr)
-    response = client.post(close, {"per_group": "2"}, follow=True)
+    response = client.post(close, {"per_group": "2", "confirm": "1"}, follow=True)
     assert "msg-success" in response.content.decode()
     ko = tournament.stages.get(kind=Stage.Kind.KNOCKOUT)
     assert Match.objects.filter(round__stage=ko).exists()
@@ -292,7 +292,7 @@ def test_time_limited_match_ended_by_time_on_the_desk(client, db):
     from tests.tournaments.conftest import RR, make_tournament
     from tournaments.services import schedule
 
-    tournament = make_tournament("valliadi-21-un-ora", n_lines=2, stages=[RR])
+    tournament = make_tournament("valliadi-21-un-ora", n_lines=2, stages=[RR], seats_per_line=1)
     stage = tournament.stages.get()
     schedule.create_groups(stage, 1)
     schedule.generate_round_robin(stage)
