@@ -127,6 +127,9 @@ def _admin_action_labels():
 
 
 def _labelled(changes):
+    from tournaments.views.change_sentences import describe_all
+
+    changes = describe_all(changes)
     labels = _action_labels()
     admin_labels = _admin_action_labels()
     for change in changes:
