@@ -279,3 +279,46 @@ def test_pairings_sheet_projector_and_podium(client, organizer):
     assert podium.status_code == 200
     assert podium.context["finished"] and len(podium.context["podium"]) >= 3
     assert reverse("export:tournament-json", args=[tournament.slug]) in podium.content.decode()
+
+
+# --------------------------------------------------------------------------- ordering and labels
+
+
+def test_line_page_lists_matches_by_stage_then_round_newest_first(client):
+    tournament = build_tournament(4, slug="ordine", groups=1)
+    groups_stage, knockout = tournament.stages.order_by("order")
+    schedule.close_stage(groups_stage, per_group=2)
+    play_stage(knockout)
+    play_stage(knockout)
+    final = Match.objects.get(round__stage=knockout, next_match=None, is_third_place=False)
+    page = client.get(reverse("public:line", args=[final.winner_id]))
+    rounds = [(r.match.round.stage.order, r.match.round.number) for r in page.context["results"]]
+    assert rounds == sorted(rounds, reverse=True), rounds
+
+
+def test_third_place_match_is_labelled_as_such(client):
+    tournament = build_tournament(8, slug="terzo", groups=2)
+    groups_stage, knockout = tournament.stages.order_by("order")
+    schedule.close_stage(groups_stage, per_group=2)
+    play_stage(knockout)
+    play_stage(knockout)
+    third = Match.objects.get(round__stage=knockout, is_third_place=True)
+    html = client.get(reverse("public:line", args=[third.home_id])).content.decode()
+    final_name = str(third.round)
+    assert f"{final_name}</a>" not in html.replace(f"– {final_name}</a>", "")
+    assert str(third.round_label) in html
+    page = client.get(reverse("public:match", args=[tournament.slug, third.pk])).content.decode()
+    assert str(third.round_label) in page
+
+
+def test_standings_csv_names_the_last_stage_not_final_in_english(client):
+    from ratings.services.export import build_document, standings_csv
+
+    tournament = build_tournament(4, slug="csv", groups=1)
+    groups_stage, knockout = tournament.stages.order_by("order")
+    schedule.close_stage(groups_stage, per_group=2)
+    play_stage(knockout)
+    play_stage(knockout)
+    text = standings_csv(build_document(tournament)).decode()
+    assert "\nfinal," not in text
+    assert knockout.name in text

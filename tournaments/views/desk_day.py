@@ -24,7 +24,7 @@ from tournaments.desk_forms import (
     may_create_tournament,
 )
 from tournaments.exceptions import LineImportError, TournamentError
-from tournaments.models import Entry, Match, Outcome, Round, Stage
+from tournaments.models import Entry, Match, Round, Stage
 from tournaments.services import entries, lifecycle, presets
 from tournaments.views import selectors as sel
 from tournaments.views.desk import _desk_tournament, login_required
@@ -356,46 +356,17 @@ def round_projector(request, slug, round_id):
 
 
 def _final_ranking(tournament):
-    """Lines by final place: the last knock-out's final, third-place match and losers by
-    round, or the last round-robin stage's standings."""
-    stage = tournament.stages.order_by("-order").first()
-    if stage is None:
-        return []
-    if stage.kind == Stage.Kind.ROUND_ROBIN:
-        from tournaments.services.standings import stage_standings
+    """``[(place, line name, withdrawn)]`` from the federation export's final standings, so the
+    podium and the export cannot disagree (the export owns the knock-out placing rule)."""
+    from ratings.services.export import build_document
 
-        tables = stage_standings(stage)
-        if len(tables) == 1:
-            return [(row.rank, row.line) for row in tables[0][1]]
-        ranking = []
-        for _group, rows in tables:
-            ranking.extend((row.rank, row.line) for row in rows)
-        return sorted(ranking, key=lambda item: item[0])
-    matches = list(
-        Match.objects.filter(round__stage=stage)
-        .exclude(outcome=Outcome.BYE)
-        .select_related("round", "home", "away", "winner")
-        .order_by("-round__number", "is_third_place")
-    )
-    ranking, seen = [], set()
-
-    def add(place, line):
-        if line is not None and line.pk not in seen:
-            seen.add(line.pk)
-            ranking.append((place, line))
-
-    final = next((m for m in matches if m.next_match_id is None and not m.is_third_place), None)
-    third = next((m for m in matches if m.is_third_place), None)
-    for match, first in ((final, 1), (third, 3)):
-        if match is not None and match.winner_id:
-            loser = match.away if match.winner_id == match.home_id else match.home
-            add(first, match.winner)
-            add(first + 1, loser)
-    for match in matches:
-        if match.winner_id and match not in (final, third):
-            loser = match.away if match.winner_id == match.home_id else match.home
-            add(len(ranking) + 1, loser)
-    return ranking
+    doc = build_document(tournament)
+    lines = {line["ref"]: line for line in doc["lines"]}
+    ranking = []
+    for place in doc["final_standings"]:
+        line = lines.get(place["line"], {})
+        ranking.append((place["rank"], line.get("name", ""), line.get("withdrawn", False)))
+    return sorted(ranking, key=lambda item: item[0])
 
 
 @login_required
