@@ -52,8 +52,14 @@ def _desk_tournament(request, slug):
 
 @login_required
 def desk_home(request):
+    from tournaments.desk_forms import may_create_tournament
+
     tournaments = sel.organized_tournaments(request.user)
-    return render(request, "tournaments/desk/home.html", {"tournaments": tournaments})
+    return render(
+        request,
+        "tournaments/desk/home.html",
+        {"tournaments": tournaments, "may_create": may_create_tournament(request.user)},
+    )
 
 
 @login_required
