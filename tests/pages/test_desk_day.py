@@ -322,3 +322,23 @@ def test_standings_csv_names_the_last_stage_not_final_in_english(client):
     text = standings_csv(build_document(tournament)).decode()
     assert "\nfinal," not in text
     assert knockout.name in text
+
+
+def test_new_desk_pages_pass_the_structural_audit(client, organizer):
+    from tests.pages.test_accessibility import audit
+
+    tournament = build_tournament(4, slug="audit", play=False)
+    _desk(tournament, organizer, client)
+    round_ = tournament.stages.get(order=1).rounds.first()
+    line = tournament.entries.first().line
+    urls = [
+        reverse("desk:new"),
+        reverse("desk:lines", args=[tournament.slug]),
+        reverse("desk:edit-line", args=[tournament.slug, line.pk]),
+        reverse("desk:withdraw", args=[tournament.slug, line.pk]),
+        reverse("desk:sheet", args=[tournament.slug, round_.pk]),
+        reverse("desk:projector", args=[tournament.slug, round_.pk]),
+        reverse("desk:podium", args=[tournament.slug]),
+    ]
+    for url in urls:
+        assert audit(client.get(url).content.decode()) == [], url
