@@ -20,7 +20,7 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
@@ -55,6 +55,8 @@ from tournaments.models import (
     VPTableRow,
 )
 from tournaments.services import changelog, entries, presets, results, schedule, standings
+
+from . import admin_texts  # noqa: F401  (site header, gender-neutral admin messages)
 
 logger = logging.getLogger(__name__)
 
@@ -240,8 +242,8 @@ class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
     search_fields = ["name", "slug", "venue"]
     date_hierarchy = "start_date"
     prepopulated_fields = {"slug": ["name"]}
-    autocomplete_fields = ["vp_table"]
-    filter_horizontal = ["organizers", "referees"]
+    # a search box instead of the two-list chooser (whose text Django leaves in English)
+    autocomplete_fields = ["vp_table", "organizers", "referees"]
     inlines = [StageInline, EntryInline]
     fieldsets = [
         (
@@ -824,10 +826,27 @@ class MatchAdmin(admin.ModelAdmin):
         return None
 
 
+class ChangeActionFilter(admin.SimpleListFilter):
+    """Filter by action, listed by their labels rather than their codes."""
+
+    title = gettext_lazy("action")
+    parameter_name = "action"
+
+    def lookups(self, request, model_admin):
+        from tournaments.views.desk import _labelled
+
+        actions = ChangeLog.objects.order_by("action").values_list("action", flat=True).distinct()
+        rows = _labelled([ChangeLog(action=action, detail={}) for action in actions])
+        return [(row.action, row.action_label) for row in rows]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(action=self.value()) if self.value() else queryset
+
+
 @admin.register(ChangeLog)
 class ChangeLogAdmin(admin.ModelAdmin):
-    list_display = ["created_at", "tournament", "action", "user", "match", "detail_text"]
-    list_filter = ["action", "tournament"]
+    list_display = ["created_at", "tournament", "action_text", "user", "match", "detail_text"]
+    list_filter = [ChangeActionFilter, "tournament"]
     search_fields = ["action", "user__username", "tournament__name"]
     list_select_related = ["tournament", "user", "match__home", "match__away"]
     date_hierarchy = "created_at"
@@ -836,7 +855,19 @@ class ChangeLogAdmin(admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("detail"))
     def detail_text(self, obj):
-        return format_html_join(", ", "{}={}", ((k, v) for k, v in obj.detail.items() if v))
+        return getattr(obj, "sentence", "")
+
+    @admin.display(description=gettext_lazy("action"), ordering="action")
+    def action_text(self, obj):
+        return getattr(obj, "action_label", obj.action)
+
+    def get_changelist_instance(self, request):
+        """Labels and sentences with names instead of codes and ids (``winner=26``)."""
+        from tournaments.views.desk import _labelled
+
+        changelist = super().get_changelist_instance(request)
+        changelist.result_list = _labelled(changelist.result_list)
+        return changelist
 
     def has_add_permission(self, request):
         return False

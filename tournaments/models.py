@@ -617,6 +617,14 @@ class Match(models.Model):
     def is_bye(self):
         return self.outcome == Outcome.BYE
 
+    @property
+    def round_label(self):
+        """The round as a reader names this match's: the third-place match shares the final's
+        round but is not the final."""
+        if self.is_third_place:
+            return _("Third-place match")
+        return str(self.round)
+
 
 class DealResult(models.Model):
     """One side's points in one deal (smazzata), with the breakdown by category."""

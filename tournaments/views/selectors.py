@@ -342,7 +342,13 @@ def public_results_for_lines(line_ids):
             "match__away",
             "match__round__stage__tournament",
         )
-        .order_by("-match__round__stage__tournament__start_date", "-match__round__number", "-id")
+        .order_by(
+            "-match__round__stage__tournament__start_date",
+            "-match__round__stage__tournament_id",
+            "-match__round__stage__order",
+            "-match__round__number",
+            "-id",
+        )
     )
     for result in results:
         match = result.match
