@@ -1,6 +1,7 @@
 """The organizer's desk: run the day without the raw admin.
 
-Only a tournament's organizers (or staff) get in. Every change goes through
+Who gets in and what they may do is ``tournaments.access`` (through ``_desk_tournament``); staff
+status alone opens nothing. Every change goes through
 ``tournaments.services`` (which validate, lock, and write the ChangeLog); views only read forms
 and show refusals (``TournamentError``) as messages, so nothing a user sends gives a 500.
 """
@@ -19,6 +20,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 # The engine's breakdown keys, so hand-entered and verified deals are stored alike.
 from games.engine.scoring import CLASSIC_CATEGORIES
 from games.engine.scoring import FIFTEEN_CATEGORIES as SCOPA15_CATEGORIES
+from tournaments import access
+from tournaments.access import Action
 from tournaments.exceptions import ResultError, TournamentError
 from tournaments.models import DealResult, Match, Outcome, Stage, Tournament, Variant
 from tournaments.views import selectors as sel
@@ -39,15 +42,24 @@ class _DryRun(Exception):
     """Raised inside a transaction to roll back a result that was only being checked."""
 
 
-def _desk_tournament(request, slug):
-    """The tournament ``slug`` if the user organizes it (or is staff); 403 otherwise."""
+def _desk_tournament(request, slug, action=Action.VIEW_DESK):
+    """The tournament ``slug`` if the user may do ``action`` in it (``tournaments.access``).
+
+    Every desk view gets its tournament here. One the user may not even see is a 404 (its name
+    does not leak); one they see but may not do ``action`` in is a 403.
+    """
     tournament = Tournament.objects.filter(slug=slug).first()
-    if tournament is None:
-        raise Http404("No such tournament")
     user = request.user
-    if not (user.is_staff or tournament.organizers.filter(pk=user.pk).exists()):
-        raise PermissionDenied(_("You do not organize this tournament."))
+    if tournament is None or not access.can_view(user, tournament):
+        raise Http404("No such tournament")
+    if not access.can_manage(user, tournament, action):
+        raise PermissionDenied(_("You may not do this in this tournament."))
     return tournament
+
+
+def _desk_rights(user, tournament):
+    """What the desk may offer ``user`` in ``tournament``: one flag per ``Action``."""
+    return {str(action): access.can_manage(user, tournament, action) for action in Action}
 
 
 @login_required
@@ -71,6 +83,7 @@ def tournament_desk(request, slug):
         "missing": sel.missing_results(tournament),
         "submissions": sel.submissions_needing_attention(tournament),
         "changes": _labelled(sel.recent_changes(tournament)),
+        "may": _desk_rights(request.user, tournament),
     }
     return render(request, "tournaments/desk/tournament.html", context)
 
@@ -118,7 +131,7 @@ def generate_stage(request, slug, stage_id):
     bracket from the entries' seeds."""
     from tournaments.services import schedule
 
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.RUN_STAGES)
     stage = sel.get_stage(tournament, stage_id)
     try:
         if stage.kind == Stage.Kind.KNOCKOUT:
@@ -143,7 +156,7 @@ def close_stage(request, slug, stage_id):
     """Close a finished stage; a following knock-out is seeded from its standings."""
     from tournaments.services import schedule
 
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.RUN_STAGES)
     stage = sel.get_stage(tournament, stage_id)
     per_group = _positive_int(request.POST.get("per_group"), default=2)
     try:
@@ -378,7 +391,7 @@ def _ended_by_time(match, tournament):
 @require_http_methods(["GET", "POST"])
 def enter_result(request, slug, match_id):
     """Enter or correct a result deal by deal; ``check`` validates without saving (htmx)."""
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.ENTER_RESULTS)
     match = sel.desk_match(tournament, match_id)
     categories = _categories(tournament)
     knockout = match.round.stage.kind == Stage.Kind.KNOCKOUT
