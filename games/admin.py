@@ -72,7 +72,7 @@ class SubmissionAdmin(admin.ModelAdmin):
         MismatchFilter,
         "is_standing",
         "source",
-        "match__round__stage__tournament",
+        ("match__round__stage__tournament", admin.RelatedOnlyFieldListFilter),
     ]
     list_select_related = [
         "match__round__stage__tournament",

@@ -185,6 +185,25 @@ class SharedPeopleAdmin:
         )
         return queryset.filter(pk__in=visible.values("pk").union(unentered.values("pk")))
 
+    def _may_change(self, request, obj):
+        """A player or line is changed by whoever manages the entries of every tournament it
+        is entered in (anyone with the model permission while it is entered nowhere)."""
+        if obj is None or request.user.is_superuser:
+            return True
+        entered_in = Tournament.objects.filter(
+            entries__line__in=[obj] if isinstance(obj, Line) else obj.lines.all()
+        ).distinct()
+        return all(
+            access.can_manage(request.user, tournament, Action.MANAGE_ENTRIES)
+            for tournament in entered_in
+        )
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and self._may_change(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and self._may_change(request, obj)
+
 
 class _SubqueryCount(Subquery):
     """A correlated COUNT(*) subquery (no join fan-out in change lists)."""
@@ -561,7 +580,7 @@ class EntryAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin):
     tournament_path = "tournament"
     change_action = Action.MANAGE_ENTRIES
     list_display = ["line", "tournament", "seed", "withdrawn"]
-    list_filter = ["withdrawn", "tournament"]
+    list_filter = ["withdrawn", ("tournament", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["line__name", "line__members__player__name", "tournament__name"]
     autocomplete_fields = ["tournament", "line"]
     list_select_related = ["line", "tournament"]
@@ -743,7 +762,7 @@ class GroupAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin):
     tournament_path = "stage__tournament"
     change_action = Action.RUN_STAGES
     list_display = ["name", "stage", "standings_link"]
-    list_filter = ["stage__tournament"]
+    list_filter = [("stage__tournament", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["name", "stage__name", "stage__tournament__name"]
     list_select_related = ["stage__tournament"]
     inlines = [GroupMemberInline]
@@ -762,7 +781,7 @@ class RoundAdmin(TournamentScopedAdmin, admin.ModelAdmin):
     tournament_path = "stage__tournament"
     change_action = Action.RUN_STAGES
     list_display = ["__str__", "stage", "number", "starts_at"]
-    list_filter = ["stage__tournament"]
+    list_filter = [("stage__tournament", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["name", "stage__name"]
     list_select_related = ["stage__tournament"]
 
@@ -805,7 +824,12 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
         "winner",
         "result_link",
     ]
-    list_filter = ["status", "outcome", "round__stage__kind", "round__stage__tournament"]
+    list_filter = [
+        "status",
+        "outcome",
+        "round__stage__kind",
+        ("round__stage__tournament", admin.RelatedOnlyFieldListFilter),
+    ]
     search_fields = ["home__name", "away__name", "round__stage__tournament__name"]
     list_select_related = ["home", "away", "winner", "group", "round__stage__tournament"]
     autocomplete_fields = ["home", "away", "winner", "offender"]
@@ -984,7 +1008,7 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
 class ChangeLogAdmin(TournamentScopedAdmin, admin.ModelAdmin):
     tournament_path = "tournament"
     list_display = ["created_at", "tournament", "action", "user", "match", "detail_text"]
-    list_filter = ["action", "tournament"]
+    list_filter = ["action", ("tournament", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["action", "user__username", "tournament__name"]
     list_select_related = ["tournament", "user", "match__home", "match__away"]
     date_hierarchy = "created_at"

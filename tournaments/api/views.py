@@ -39,9 +39,13 @@ class TournamentViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOn
     def get_queryset(self):
         return visible_tournaments(self.request.user).select_related("vp_table").order_by("-id")
 
-    def perform_create(self, serializer):
-        if not can_create_tournament(self.request.user):
+    def create(self, request, *args, **kwargs):
+        """Who may not create tournaments hears so before their data is checked."""
+        if not can_create_tournament(request.user):
             raise PermissionDenied(_("You may not create tournaments."))
+        return super().create(request, *args, **kwargs)
+
+    def perform_create(self, serializer):
         with transaction.atomic():
             tournament = serializer.save()
             roles.grant(tournament, self.request.user, Role.ORGANIZER, by=self.request.user)
