@@ -101,6 +101,8 @@ def _action_labels():
         "lines.imported": _("Lines imported (CSV)"),
         "line.added": _("Line added"),
         "tournament.created": _("Tournament created"),
+        "role.granted": _("Role granted"),
+        "role.revoked": _("Role revoked"),
     }
 
 
