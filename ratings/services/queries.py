@@ -9,6 +9,8 @@ from datetime import date, timedelta
 from functools import lru_cache
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import get_language
@@ -93,7 +95,7 @@ def leaderboard(
     active_days: int | None = ACTIVE_DAYS,
     on: date | None = None,
     limit: int = 200,
-    viewer=None,
+    viewer: AbstractBaseUser | AnonymousUser | None = None,
 ) -> list[Shown]:
     """Ratings of a pool with at least ``min_games``, played within ``active_days``; by the
     displayed rating (μ-based), then fewer uncertainty, then name. Only players (and partners)
