@@ -23,8 +23,10 @@ MAX_TIEBREAKS = len(TieBreak.choices)
 
 
 def may_create_tournament(user):
-    """Who may open the wizard: users granted the model's add permission (organizers)."""
-    return bool(user.is_authenticated and user.has_perm("tournaments.add_tournament"))
+    """Who may open the wizard: the access policy's rule for creating a tournament."""
+    from tournaments import access
+
+    return access.can_create_tournament(user)
 
 
 # --------------------------------------------------------------------------- rule options

@@ -7,7 +7,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from tournaments.views import desk, desk_day, public
+from tournaments.views import desk, desk_day, desk_roles, public
 
 public_urlpatterns = [
     path("", public.tournament_list, name="home"),
@@ -52,4 +52,6 @@ desk_urlpatterns = [
     path("<slug:slug>/stage/<int:stage_id>/close/", desk.close_stage, name="close"),
     path("<slug:slug>/round/<int:round_id>/print/", desk.print_round, name="print"),
     path("<slug:slug>/match/<int:match_id>/", desk.enter_result, name="match"),
+    path("<slug:slug>/roles/", desk_roles.roles_page, name="roles"),
+    path("<slug:slug>/roles/<int:role_id>/revoke/", desk_roles.revoke_role, name="revoke_role"),
 ]

@@ -9,6 +9,9 @@ from datetime import date, timedelta
 from functools import lru_cache
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import get_language
 
@@ -92,11 +95,20 @@ def leaderboard(
     active_days: int | None = ACTIVE_DAYS,
     on: date | None = None,
     limit: int = 200,
+    viewer: AbstractBaseUser | AnonymousUser | None = None,
 ) -> list[Shown]:
     """Ratings of a pool with at least ``min_games``, played within ``active_days``; by the
-    displayed rating (μ-based), then fewer uncertainty, then name."""
+    displayed rating (μ-based), then fewer uncertainty, then name. Only players (and partners)
+    ``viewer`` may see are listed (``tournaments.access``)."""
+    from tournaments.access import visible_players
+
     on = on or today()
-    qs = Rating.objects.filter(pool=pool, games__gte=min_games).select_related("player", "partner")
+    visible = visible_players(viewer).values("pk")
+    qs = (
+        Rating.objects.filter(pool=pool, games__gte=min_games, player__in=visible)
+        .filter(Q(partner__isnull=True) | Q(partner__in=visible))
+        .select_related("player", "partner")
+    )
     if active_days:
         qs = qs.filter(last_played__gte=on - timedelta(days=active_days))
     qs = qs.order_by("-display", "sigma", "player__name", "player_id")[:limit]

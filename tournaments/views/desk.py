@@ -1,6 +1,7 @@
 """The organizer's desk: run the day without the raw admin.
 
-Only a tournament's organizers (or staff) get in. Every change goes through
+Who gets in and what they may do is ``tournaments.access`` (through ``_desk_tournament``); staff
+status alone opens nothing. Every change goes through
 ``tournaments.services`` (which validate, lock, and write the ChangeLog); views only read forms
 and show refusals (``TournamentError``) as messages, so nothing a user sends gives a 500.
 """
@@ -16,6 +17,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from tournaments import access
+from tournaments.access import Action
 from tournaments.exceptions import ResultError, TournamentError
 from tournaments.models import DealResult, Match, Outcome, Stage, Tournament
 from tournaments.views import selectors as sel
@@ -36,15 +39,24 @@ class _DryRun(Exception):
     """Raised inside a transaction to roll back a result that was only being checked."""
 
 
-def _desk_tournament(request, slug):
-    """The tournament ``slug`` if the user organizes it (or is staff); 403 otherwise."""
+def _desk_tournament(request, slug, action=Action.VIEW_DESK):
+    """The tournament ``slug`` if the user may do ``action`` in it (``tournaments.access``).
+
+    Every desk view gets its tournament here. One the user may not even see is a 404 (its name
+    does not leak); one they see but may not do ``action`` in is a 403.
+    """
     tournament = Tournament.objects.filter(slug=slug).first()
-    if tournament is None:
-        raise Http404("No such tournament")
     user = request.user
-    if not (user.is_staff or tournament.organizers.filter(pk=user.pk).exists()):
-        raise PermissionDenied(_("You do not organize this tournament."))
+    if tournament is None or not access.can_view(user, tournament):
+        raise Http404("No such tournament")
+    if not access.can_manage(user, tournament, action):
+        raise PermissionDenied(_("You may not do this in this tournament."))
     return tournament
+
+
+def _desk_rights(user, tournament):
+    """What the desk may offer ``user`` in ``tournament``: one flag per ``Action``."""
+    return {str(action): access.can_manage(user, tournament, action) for action in Action}
 
 
 @login_required
@@ -75,6 +87,7 @@ def tournament_desk(request, slug):
         "submissions": sel.submissions_needing_attention(tournament),
         "changes": _labelled(sel.recent_changes(tournament)),
         **_lifecycle_context(tournament, stages),
+        "may": _desk_rights(request.user, tournament),
     }
     return render(request, "tournaments/desk/tournament.html", context)
 
@@ -117,6 +130,8 @@ def _action_labels():
         "lines.imported": _("Lines imported (CSV)"),
         "line.added": _("Line added"),
         "tournament.created": _("Tournament created"),
+        "role.granted": _("Role granted"),
+        "role.revoked": _("Role revoked"),
     }
 
 
@@ -150,7 +165,7 @@ def generate_stage(request, slug, stage_id):
     bracket from the entries' seeds."""
     from tournaments.services import schedule
 
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.RUN_STAGES)
     stage = sel.get_stage(tournament, stage_id)
     try:
         if stage.kind == Stage.Kind.KNOCKOUT:
@@ -175,7 +190,7 @@ def close_stage(request, slug, stage_id):
     """Close a finished stage; a following knock-out is seeded from its standings."""
     from tournaments.services import schedule
 
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.RUN_STAGES)
     stage = sel.get_stage(tournament, stage_id)
     per_group = _positive_int(request.POST.get("per_group"), default=2)
     if not request.POST.get("confirm"):
@@ -406,7 +421,7 @@ def _ended_by_time(match, tournament):
 @require_http_methods(["GET", "POST"])
 def enter_result(request, slug, match_id):
     """Enter or correct a result deal by deal; ``check`` validates without saving (htmx)."""
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.ENTER_RESULTS)
     match = sel.desk_match(tournament, match_id)
     categories = _categories(tournament)
     knockout = match.round.stage.kind == Stage.Kind.KNOCKOUT

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
+from tournaments.access import Action
 from tournaments.desk_forms import (
     EditLineForm,
     ImportLinesForm,
@@ -98,7 +99,7 @@ def lines(request, slug):
 @login_required
 @require_POST
 def add_line(request, slug):
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.MANAGE_ENTRIES)
     form = LineForm(request.POST, tournament=tournament)
     if form.is_valid():
         try:
@@ -118,7 +119,7 @@ def add_line(request, slug):
 @require_POST
 def import_lines(request, slug):
     """A CSV file or a block pasted from a spreadsheet (tab-separated), all or nothing."""
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.MANAGE_ENTRIES)
     form = ImportLinesForm(request.POST, request.FILES)
     import_errors = []
     if form.is_valid():
@@ -160,7 +161,7 @@ def _entry(tournament, line_id):
 @login_required
 @require_http_methods(["GET", "POST"])
 def edit_line(request, slug, line_id):
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.MANAGE_ENTRIES)
     entry = _entry(tournament, line_id)
     if request.method == "POST":
         form = EditLineForm(request.POST, tournament=tournament, entry=entry)
@@ -187,7 +188,7 @@ def edit_line(request, slug, line_id):
 @require_http_methods(["GET", "POST"])
 def withdraw_line(request, slug, line_id):
     """GET shows what a withdrawal does (the forfeits it gives); POST does it."""
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.MANAGE_ENTRIES)
     entry = _entry(tournament, line_id)
     if request.method == "POST":
         if request.POST.get("action") == "reinstate":
@@ -234,7 +235,7 @@ def withdraw_line(request, slug, line_id):
 @require_http_methods(["GET", "POST"])
 def reopen_stage(request, slug, stage_id):
     """GET shows what depends on the stage; POST reopens it."""
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.RUN_STAGES)
     stage = sel.get_stage(tournament, stage_id)
     if request.method == "POST":
         try:
@@ -262,7 +263,7 @@ def reopen_stage(request, slug, stage_id):
 @require_POST
 def stage_drift(request, slug, stage_id):
     """The organizer's answer to changed qualifiers: re-seed the unplayed matches, or keep."""
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.RUN_STAGES)
     stage = sel.get_stage(tournament, stage_id)
     try:
         if request.POST.get("action") == "reseed":
@@ -328,6 +329,7 @@ def round_projector(request, slug, round_id):
     """
     tournament, round_, matches = _round_context(request, slug, round_id)
     if request.method == "POST":
+        _desk_tournament(request, slug, Action.RUN_STAGES)  # starting the clock runs the round
         if request.POST.get("action") == "start" and round_.starts_at is None:
             Round.objects.filter(pk=round_.pk, starts_at__isnull=True).update(
                 starts_at=timezone.now()
