@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "ratings",
+    "webhooks",
 ]
 
 MIDDLEWARE = [
@@ -135,6 +136,17 @@ CELERY_TASK_IGNORE_RESULT = True
 # sweep): connecting gives up after a few seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "socket_connect_timeout": 5}
 CELERY_TIMEZONE = TIME_ZONE
+
+# Webhooks (docs/webhooks.md). Receivers on private, loopback or link-local addresses are
+# refused unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is set (a test rig, a receiver on the same host).
+WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=False)
+WEBHOOK_TIMEOUT_S = env.float("WEBHOOK_TIMEOUT_S", default=5.0)
+WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)
+WEBHOOK_RETRY_BASE_S = env.float("WEBHOOK_RETRY_BASE_S", default=30.0)
+WEBHOOK_RETRY_MAX_S = env.float("WEBHOOK_RETRY_MAX_S", default=3600.0)
+# With eager Celery (no broker) a delivery gets one attempt: retrying in-process would hold up
+# the request that caused the event.
+WEBHOOK_RETRY_EAGER = env.bool("WEBHOOK_RETRY_EAGER", default=False)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
