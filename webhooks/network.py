@@ -30,7 +30,7 @@ class Target:
     scheme: str
     host: str
     port: int
-    address: str
+    addresses: tuple[str, ...]
     path: str
 
 
@@ -74,19 +74,45 @@ def resolve(url: str) -> Target:
     path = parts.path or "/"
     if parts.query:
         path += "?" + parts.query
-    return Target(scheme=scheme, host=host, port=port, address=addresses[0], path=path)
+    return Target(
+        scheme=scheme, host=host, port=port, addresses=tuple(dict.fromkeys(addresses)), path=path
+    )
+
+
+def _connect_to_checked(
+    addresses: tuple[str, ...], port: int, timeout: float | None
+) -> socket.socket:
+    """A socket to the first of the checked addresses that answers."""
+    error: OSError = OSError("no address")
+    for address in addresses:
+        try:
+            return socket.create_connection((address, port), timeout)
+        except OSError as failure:
+            error = failure
+    raise error
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    """HTTP to the checked addresses only (never a fresh lookup of the host name)."""
+
+    def __init__(self, target: Target, timeout: float) -> None:
+        super().__init__(target.host, target.port, timeout=timeout)
+        self._addresses = target.addresses
+
+    def connect(self) -> None:
+        self.sock = _connect_to_checked(self._addresses, self.port, self.timeout)
 
 
 class _PinnedHTTPSConnection(http.client.HTTPSConnection):
-    """HTTPS to a checked address, verifying the certificate for the URL's host name."""
+    """HTTPS to the checked addresses, verifying the certificate for the URL's host name."""
 
-    def __init__(self, address: str, host: str, port: int, timeout: float) -> None:
+    def __init__(self, target: Target, timeout: float) -> None:
         self._tls = ssl.create_default_context()
-        super().__init__(host, port, timeout=timeout, context=self._tls)
-        self._address = address
+        super().__init__(target.host, target.port, timeout=timeout, context=self._tls)
+        self._addresses = target.addresses
 
     def connect(self) -> None:
-        sock = socket.create_connection((self._address, self.port), self.timeout)
+        sock = _connect_to_checked(self._addresses, self.port, self.timeout)
         self.sock = self._tls.wrap_socket(sock, server_hostname=self.host)
 
 
@@ -95,15 +121,11 @@ def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> int:
     target = resolve(url)
     connection: http.client.HTTPConnection
     if target.scheme == "https":
-        connection = _PinnedHTTPSConnection(target.address, target.host, target.port, timeout)
+        connection = _PinnedHTTPSConnection(target, timeout)
     else:
-        connection = http.client.HTTPConnection(target.address, target.port, timeout=timeout)
-    default_port = SCHEMES[target.scheme]
-    host_header = target.host if ":" not in target.host else f"[{target.host}]"
-    if target.port != default_port:
-        host_header += f":{target.port}"
+        connection = _PinnedHTTPConnection(target, timeout)
     try:
-        connection.request("POST", target.path, body=body, headers={**headers, "Host": host_header})
+        connection.request("POST", target.path, body=body, headers=headers)
         response = connection.getresponse()
         response.read(64 * 1024)
         return response.status
