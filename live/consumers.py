@@ -42,3 +42,10 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
 
     async def tournament_changed(self, event):
         await self.send_json({"type": "changed", "what": event.get("what", "")})
+
+
+class RefusingConsumer(AsyncJsonWebsocketConsumer):
+    """Closes the handshake of a WebSocket path nothing listens on."""
+
+    async def connect(self):
+        await self.close(code=4404)

@@ -112,3 +112,13 @@ def test_a_socket_from_another_site_is_refused(channel_layer):
         return connected
 
     assert async_to_sync(scenario)() is False
+
+
+def test_an_unknown_socket_path_is_refused_not_an_error(channel_layer):
+    async def scenario():
+        socket = WebsocketCommunicator(application, "/ws/nowhere", headers=HEADERS)
+        connected, _ = await socket.connect(timeout=5)
+        await socket.disconnect()
+        return connected
+
+    assert async_to_sync(scenario)() is False
