@@ -24,6 +24,8 @@ ALLOWED_HOSTS = env("ALLOWED_HOSTS")
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 INSTALLED_APPS = [
+    # daphne first: its runserver serves HTTP and the live pages' WebSockets (config/asgi.py).
+    "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -40,6 +42,8 @@ INSTALLED_APPS = [
     "games",
     "tournaments",
     "ratings",
+    "webhooks",
+    "live",
 ]
 
 MIDDLEWARE = [
@@ -135,6 +139,32 @@ CELERY_TASK_IGNORE_RESULT = True
 # sweep): connecting gives up after a few seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "socket_connect_timeout": 5}
 CELERY_TIMEZONE = TIME_ZONE
+
+# Live pages: WebSockets through Django Channels. A Redis channel layer when CHANNEL_LAYER_URL
+# (or REDIS_URL) is set, so every process reaches every socket; in memory otherwise (one process,
+# the embedded default).
+CHANNEL_LAYER_URL = env("CHANNEL_LAYER_URL", default="") or env("REDIS_URL", default="")
+CHANNEL_LAYERS = {
+    "default": (
+        {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [CHANNEL_LAYER_URL], "prefix": "scopa-live"},
+        }
+        if CHANNEL_LAYER_URL
+        else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    )
+}
+
+# Webhooks (docs/webhooks.md). Receivers on private, loopback or link-local addresses are
+# refused unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is set (a test rig, a receiver on the same host).
+WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=False)
+WEBHOOK_TIMEOUT_S = env.float("WEBHOOK_TIMEOUT_S", default=5.0)
+WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)
+WEBHOOK_RETRY_BASE_S = env.float("WEBHOOK_RETRY_BASE_S", default=30.0)
+WEBHOOK_RETRY_MAX_S = env.float("WEBHOOK_RETRY_MAX_S", default=3600.0)
+# With eager Celery (no broker) a delivery gets one attempt: retrying in-process would hold up
+# the request that caused the event.
+WEBHOOK_RETRY_EAGER = env.bool("WEBHOOK_RETRY_EAGER", default=False)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

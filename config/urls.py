@@ -8,6 +8,7 @@ from games.api.schema import RecordSchemaGenerator
 from ratings.urls import api_urlpatterns as ratings_api_urlpatterns
 from ratings.urls import export_urlpatterns as ratings_export_urlpatterns
 from tournaments.urls import desk_urlpatterns, public_urlpatterns
+from webhooks.urls import desk_urlpatterns as webhooks_desk_urlpatterns
 
 urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
@@ -25,5 +26,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     # Organizer's desk and public pages (issue 5); the public pages take the site root, last.
     path("desk/", include((desk_urlpatterns, "desk"))),
+    path("desk/", include((webhooks_desk_urlpatterns, "webhooks"))),
     path("", include((public_urlpatterns, "public"))),
 ]

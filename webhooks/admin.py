@@ -1,0 +1,74 @@
+"""Webhooks in the admin, for superusers only: site-wide endpoints (every public tournament)
+are registered here; organizers use their tournament's desk page."""
+
+from django.contrib import admin, messages
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from webhooks import network, services
+from webhooks.exceptions import WebhookURLError
+from webhooks.models import Delivery, Endpoint
+
+
+class SuperuserOnly(admin.ModelAdmin):
+    def has_module_permission(self, request):
+        return request.user.is_active and request.user.is_superuser
+
+    def has_view_permission(self, request, obj=None):
+        return self.has_module_permission(request)
+
+    def has_add_permission(self, request):
+        return self.has_module_permission(request)
+
+    def has_change_permission(self, request, obj=None):
+        return self.has_module_permission(request)
+
+    def has_delete_permission(self, request, obj=None):
+        return self.has_module_permission(request)
+
+
+@admin.register(Endpoint)
+class EndpointAdmin(SuperuserOnly):
+    list_display = ["url", "tournament", "description", "is_active", "created_at"]
+    list_filter = ["is_active"]
+    raw_id_fields = ["tournament"]
+    exclude = ["created_by"]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        original_clean = form.clean
+
+        def clean(form_self):
+            data = original_clean(form_self)
+            url = data.get("url")
+            if url:
+                try:
+                    network.resolve(url)
+                except WebhookURLError as error:
+                    form_self.add_error("url", error.message)
+            return data
+
+        form.clean = clean
+        return form
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
+
+
+@admin.register(Delivery)
+class DeliveryAdmin(SuperuserOnly):
+    list_display = ["id", "event", "endpoint", "tournament", "status", "attempts", "created_at"]
+    list_filter = ["status", "event"]
+    readonly_fields = [f.name for f in Delivery._meta.fields]
+    actions = ["send_again"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.action(description=gettext_lazy("Send again"))
+    def send_again(self, request, queryset):
+        for delivery in queryset:
+            services.resend(delivery)
+        messages.success(request, _("Deliveries queued to be sent again."))
