@@ -14,9 +14,7 @@ logger = logging.getLogger(__name__)
 
 def _visible_tournament_id(slug, user):
     """The tournament's id if ``user`` may see its pages (the one access policy), else None."""
-    return (
-        access.visible_tournaments(user).filter(slug=slug).values_list("pk", flat=True).first()
-    )
+    return access.visible_tournaments(user).filter(slug=slug).values_list("pk", flat=True).first()
 
 
 class TournamentConsumer(AsyncJsonWebsocketConsumer):
