@@ -22,6 +22,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import swiss_tiebreaks
 from .vp import Outcome
 
 LineId = Hashable
@@ -37,6 +38,10 @@ class TieBreak(enum.StrEnum):
     STRENGTH = "strength"  # sum of the VP totals of the opponents beaten (one term per win)
     RATING = "rating"  # higher rating first; a line without rating comes last
     LOTS = "lots"  # drawing of lots, seeded: 1 is the luckiest
+    BUCHHOLZ = "buchholz"  # Swiss tie-breaks: tournaments.algorithms.swiss_tiebreaks
+    BUCHHOLZ_CUT1 = "buchholz_cut1"
+    SONNEBORN_BERGER = "sonneborn_berger"
+    PROGRESSIVE = "progressive"
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,7 @@ class PlayedMatch:
     away_mp: int
     winner: LineId | None
     outcome: Outcome = Outcome.COMPLETED
+    round_number: int = 0  # order of play, for the progressive score
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,8 @@ class _Totals:
     # (opponent, VP earned against them) per meeting, and the opponents beaten (one per win)
     meetings: list[tuple[LineId, int]] = field(default_factory=list)
     beaten: list[LineId] = field(default_factory=list)
+    drawn_with: list[LineId] = field(default_factory=list)
+    vp_by_round: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _counted(matches: Iterable[PlayedMatch], known: set[LineId]) -> Iterable[PlayedMatch]:
@@ -117,6 +125,15 @@ def _totals(line_ids: Sequence[LineId], matches: Iterable[PlayedMatch]) -> dict[
     totals = {line: _Totals() for line in line_ids}
     if len(totals) != len(line_ids):
         raise ValueError("a line appears twice in the group")
+    matches = list(matches)
+    for match in matches:
+        # a scored bye (Danish, Swiss, Mitchell, late entry) adds its VP but no opponent
+        if match.away is None and match.outcome == Outcome.BYE and match.home in totals:
+            row = totals[match.home]
+            row.vp += match.home_vp
+            row.mp += match.home_mp
+            row.points_scored += match.home_points
+            row.vp_by_round.append((match.round_number, match.home_vp))
     for match in _counted(matches, set(totals)):
         assert match.away is not None
         sides = (
@@ -145,8 +162,10 @@ def _totals(line_ids: Sequence[LineId], matches: Iterable[PlayedMatch]) -> dict[
             row.points_scored += scored
             row.points_conceded += conceded
             row.meetings.append((opponent, vp))
+            row.vp_by_round.append((match.round_number, vp))
             if match.winner is None:
                 row.drawn += 1
+                row.drawn_with.append(opponent)
             elif match.winner == line:
                 row.won += 1
                 row.beaten.append(opponent)
@@ -224,6 +243,10 @@ def rank_group(
             }
         elif tiebreak is TieBreak.RATING:
             global_values[tiebreak] = {line: ratings.get(line) for line in totals}
+        elif tiebreak in swiss_tiebreaks.SWISS_TIEBREAKS:
+            global_values[tiebreak] = swiss_tiebreaks.SWISS_TIEBREAKS[tiebreak](
+                swiss_tiebreaks.SwissTotals.of(totals)
+            )
     for tiebreak, by_line in global_values.items():
         for line, value in by_line.items():
             values[line][tiebreak] = value
