@@ -47,3 +47,9 @@ class LineImportError(TournamentError):
     def __init__(self, errors, message=None):
         self.errors = list(errors)
         super().__init__(message)
+
+
+class PairingError(ScheduleError):
+    """A Danish, Swiss or Mitchell round that cannot be paired (or re-paired) now."""
+
+    default_message = _("The next round cannot be paired.")
