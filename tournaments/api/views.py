@@ -19,7 +19,7 @@ from tournaments.api.permissions import (
     visible_tournaments,
 )
 from tournaments.models import Entry, Group, Line, Match, Player, Round, Stage
-from tournaments.services import schedule, standings
+from tournaments.services import pairing, schedule, standings
 
 logger = logging.getLogger(__name__)
 
@@ -102,6 +102,10 @@ class StageViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         params = serializers.GenerateSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         replace = params.validated_data["replace"]
+        if stage.is_paired_by_round:
+            rounds = [pairing.pair_next_round(stage, user=request.user)]
+            data = serializers.RoundSerializer(rounds, many=True).data
+            return Response(data, status=status.HTTP_201_CREATED)
         with transaction.atomic():
             if stage.kind == Stage.Kind.ROUND_ROBIN:
                 if params.validated_data.get("groups"):
@@ -116,6 +120,16 @@ class StageViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
                 )
         data = serializers.RoundSerializer(rounds, many=True).data
         return Response(data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={201: serializers.RoundSerializer})
+    @action(detail=True, methods=["post"])
+    def pair(self, request, pk=None):
+        """Danish, Swiss, Mitchell: pair the next round from the standings after the last one."""
+        stage = self.get_object()
+        if not is_organizer(request.user, stage.tournament):
+            raise PermissionDenied(_("Only the tournament's organizers may pair rounds."))
+        round_row = pairing.pair_next_round(stage, user=request.user)
+        return Response(serializers.RoundSerializer(round_row).data, status=status.HTTP_201_CREATED)
 
     @staticmethod
     def _seeds(stage, ids):
