@@ -36,5 +36,8 @@ desk_urlpatterns = [
     path("<slug:slug>/stage/<int:stage_id>/generate/", desk.generate_stage, name="generate"),
     path("<slug:slug>/stage/<int:stage_id>/close/", desk.close_stage, name="close"),
     path("<slug:slug>/round/<int:round_id>/print/", desk.print_round, name="print"),
+    path("<slug:slug>/stage/<int:stage_id>/pair/", desk.pair_round, name="pair"),
+    path("<slug:slug>/round/<int:round_id>/review/", desk.review_round, name="review"),
+    path("<slug:slug>/check-in/", desk.check_in, name="checkin"),
     path("<slug:slug>/match/<int:match_id>/", desk.enter_result, name="match"),
 ]
