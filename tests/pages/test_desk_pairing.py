@@ -88,3 +88,17 @@ def test_mitchell_table_cards_show_where_each_line_goes_next(client_in, tourname
         ).content.decode()
     assert "next round: table 2, East-West" in page
     assert "next round: table 1, North-South" in page
+
+
+def test_public_mitchell_stage_ranks_each_direction(client, tournament):
+    from tournaments.services import pairing
+
+    stage = _open_stage(tournament, Stage.Kind.MITCHELL, rounds_planned=2)
+    pairing.pair_next_round(stage)
+    play_stage(stage)
+    page = client.get(
+        reverse("public:stage", args=[tournament.slug, stage.pk]), HTTP_ACCEPT_LANGUAGE="en"
+    )
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Ranking North-South" in html and "Ranking East-West" in html
