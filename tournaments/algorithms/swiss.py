@@ -5,8 +5,10 @@ FIDE-endorsed bbpPairings; we do not approximate the Dutch rules ourselves. This
 translates: our lines become its players, home plays the part of white and away of black, and a
 line's score is its VP total as our standings count it (so the pairing follows the same order
 the standings show). It owes the library, per line, the history the Dutch rules read: the sides
-played (home/away/none per round), the floats (a line paired with a higher score floated up,
-with a lower one down) and the byes had; :func:`line_histories` derives them from the rounds.
+played (home/away per played match), the floats (a line paired with a higher score floated
+up, with a lower one down, a bye is a downfloat) and the byes had; :func:`line_histories`
+derives them from the rounds exactly as the library's own checker derives them from a
+tournament report file (a test compares the two).
 
 Cost: the library runs repeated maximum-weight matchings over the whole field in pure Python;
 see ``docs/performance.md`` for what that means for large fields.
@@ -29,7 +31,6 @@ logger = logging.getLogger(__name__)
 
 HOME = "white"
 AWAY = "black"
-NO_SIDE = "none"
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,9 @@ def line_histories(
                 else:
                     row.floats.append("none")
         for line in played_round.byes:
-            lines[line].sides.append(NO_SIDE)
-            lines[line].floats.append("none")
+            # as the library's own checker reads a bye (after bbpPairings): a downfloat, and
+            # no side, since only played games count for the colour preference
+            lines[line].floats.append("down")
             lines[line].byes += 1
         for line, vp in played_round.vp.items():
             lines[line].score += vp
@@ -117,6 +119,7 @@ def pair_swiss(
     round_number: int,
     total_rounds: int,
     bye_score: float = 0.0,
+    top_seed_home: bool = True,
 ) -> SwissPairing:
     """Pair ``round_number`` by the FIDE Dutch system (lines absent from ``lines`` sit out)."""
     if len(lines) < 2:
@@ -137,6 +140,7 @@ def pair_swiss(
                 total_rounds=max(total_rounds, round_number),
                 bye_value=bye_score,
                 max_byes_per_player=1,
+                initial_color=HOME if top_seed_home else AWAY,
             ),
         )
     pairs: list[tuple[int, int]] = []
