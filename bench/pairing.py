@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tournaments.algorithms import danish, swiss  # noqa: E402
+from tournaments.algorithms import danish, swiss
 
 ROUNDS_PLAYED = 7
 BYE_VP = 12
@@ -99,7 +99,7 @@ def main() -> None:
             lines, played = swiss.line_histories(start, rounds)
             times.append(
                 _cpu(
-                    lambda: swiss.pair_swiss(  # noqa: B023
+                    lambda: swiss.pair_swiss(
                         lines,  # noqa: B023
                         played,  # noqa: B023
                         round_number=ROUNDS_PLAYED + 1,
