@@ -78,7 +78,8 @@ def _cpu(func) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lines", type=int, nargs="+", default=[100, 500, 2000])
-    parser.add_argument("--swiss-lines", type=int, nargs="+", default=[40, 100])
+    parser.add_argument("--swiss-lines", type=int, nargs="*", default=[40, 100])
+    parser.add_argument("--matching-lines", type=int, nargs="*", default=[100, 500])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
 
@@ -91,6 +92,18 @@ def main() -> None:
         print(
             f"danish {n_lines:>5} lines: median {statistics.median(times) * 1000:8.1f} ms"
             f"  (best {min(times) * 1000:.1f} ms, {args.runs} runs)"
+        )
+    for n_lines in args.matching_lines:
+        # worst case: the repair step reaches the top, a matching over the whole table
+        order, met, byes = _danish_history(n_lines, seed=0)
+        playing = order[: len(order) - len(order) % 2]
+        times = [
+            _cpu(lambda: danish._matching(playing, met, 16, allow_rematch=False))  # noqa: B023
+            for _run in range(args.runs)
+        ]
+        print(
+            f"danish {n_lines:>5} lines, matching over the whole table (window 16): median "
+            f"{statistics.median(times) * 1000:8.1f} ms  (best {min(times) * 1000:.1f} ms)"
         )
     for n_lines in args.swiss_lines:
         times = []

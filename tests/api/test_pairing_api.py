@@ -42,3 +42,22 @@ def test_a_set_vp_bye_needs_its_score(api, organizer, db):
         format="json",
     )
     assert_error(response, 400)
+
+
+def test_flagged_round_is_kept_or_paired_again_through_the_api(api, organizer, db):
+    from tournaments.models import Round
+
+    t = factories.tournament(lines=6, organizer=organizer)
+    stage = _danish_stage(api, organizer, t)
+    api(organizer).post(f"/api/v1/stages/{stage.pk}/pair/")
+    play_stage(stage)
+    api(organizer).post(f"/api/v1/stages/{stage.pk}/pair/")
+    second = Round.objects.get(stage=stage, number=2)
+    Round.objects.filter(pk=second.pk).update(needs_review=True)
+    assert_error(api(factories.user()).post(f"/api/v1/rounds/{second.pk}/keep/"), 403)
+    response = api(organizer).post(f"/api/v1/rounds/{second.pk}/keep/")
+    assert response.status_code == 200 and response.json()["needs_review"] is False
+    response = api(organizer).post(f"/api/v1/rounds/{second.pk}/repair/")
+    assert response.status_code == 201 and response.json()["number"] == 2
+    first = Round.objects.get(stage=stage, number=1)
+    assert_error(api(organizer).post(f"/api/v1/rounds/{first.pk}/repair/"), 400)

@@ -192,6 +192,26 @@ class RoundViewSet(ReadOnlyViewSet):
             stage__tournament__in=visible_tournaments(self.request.user)
         ).order_by("stage_id", "number")
 
+    def _organized_round(self, request):
+        round_row = self.get_object()
+        if not is_organizer(request.user, round_row.stage.tournament):
+            raise PermissionDenied(_("Only the tournament's organizers may pair rounds."))
+        return round_row
+
+    @extend_schema(request=None, responses={200: serializers.RoundSerializer})
+    @action(detail=True, methods=["post"])
+    def keep(self, request, pk=None):
+        """A round flagged after a correction of an earlier result: keep it as paired."""
+        round_row = pairing.keep_round(self._organized_round(request), user=request.user)
+        return Response(serializers.RoundSerializer(round_row).data)
+
+    @extend_schema(request=None, responses={201: serializers.RoundSerializer})
+    @action(detail=True, methods=["post"])
+    def repair(self, request, pk=None):
+        """Pair an unplayed last round again from the corrected standings."""
+        round_row = pairing.repair_round(self._organized_round(request), user=request.user)
+        return Response(serializers.RoundSerializer(round_row).data, status=status.HTTP_201_CREATED)
+
 
 class MatchViewSet(ReadOnlyViewSet):
     """Matches with their deal results and per-line results (points, MP, VP)."""
