@@ -79,3 +79,15 @@ def test_no_pairing_without_the_float_history():
     lines = [swiss.SwissLine(id=i, start=i) for i in range(1, 5)]
     with pytest.raises(ValueError):
         swiss.pair_swiss(lines, {(1, 2)}, round_number=2, total_rounds=3)
+
+
+def test_a_round_that_cannot_avoid_rematches_is_refused():
+    start = [1, 2, 3, 4]
+    rounds = [
+        swiss.PlayedRound(pairs=[(1, 2), (3, 4)], vp={1: 20, 2: 0, 3: 20, 4: 0}),
+        swiss.PlayedRound(pairs=[(1, 3), (2, 4)], vp={1: 20, 3: 0, 2: 20, 4: 0}),
+        swiss.PlayedRound(pairs=[(1, 4), (2, 3)], vp={1: 20, 4: 0, 2: 20, 3: 0}),
+    ]
+    lines, played = swiss.line_histories(start, rounds)
+    with pytest.raises(swiss.NoLegalRound):
+        swiss.pair_swiss(lines, played, round_number=4, total_rounds=5)

@@ -16,6 +16,8 @@ see ``docs/performance.md`` for what that means for large fields.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
 import warnings
 from collections.abc import Mapping, Sequence
@@ -31,6 +33,10 @@ logger = logging.getLogger(__name__)
 
 HOME = "white"
 AWAY = "black"
+
+
+class NoLegalRound(ValueError):
+    """Every way to pair the round repeats a meeting (or gives a second bye)."""
 
 
 @dataclass(frozen=True)
@@ -128,7 +134,8 @@ def pair_swiss(
         raise ValueError("from round 2 the Dutch system needs each line's float history")
     present = {line.id for line in lines}
     previous = {pair for pair in played if pair[0] in present and pair[1] in present}
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        # the engine prints its diagnostics; they are not ours to show
         warnings.simplefilter("error", MissingFloatHistoryWarning)
         rows = cast(
             list[dict[str, Any]],
@@ -150,4 +157,8 @@ def pair_swiss(
             bye = int(row["white_id"])
         else:
             pairs.append((int(row["white_id"]), int(row["black_id"])))
+    seated = [line for pair in pairs for line in pair] + ([bye] if bye is not None else [])
+    if sorted(seated) != sorted(present):
+        # the engine leaves lines out when no round without rematches exists
+        raise NoLegalRound(f"no legal Swiss round {round_number} for {len(present)} lines")
     return SwissPairing(pairs=pairs, bye=bye)

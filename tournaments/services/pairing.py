@@ -343,13 +343,18 @@ def _swiss_pairs(stage, group, playing, next_number):
             logger.warning("swiss: line %s score %s vs standings %s", line.id, line.score, scores)
     present = [by_id[line_id] for line_id in playing]
     bye_vp, _mp, _won = _bye_score(stage)
-    result = swiss.pair_swiss(
-        present,
-        played,
-        round_number=len(rounds) + 1,
-        total_rounds=len(rounds) + (stage.rounds_planned or next_number) - next_number + 1,
-        bye_score=float(bye_vp),
-    )
+    try:
+        result = swiss.pair_swiss(
+            present,
+            played,
+            round_number=len(rounds) + 1,
+            total_rounds=len(rounds) + (stage.rounds_planned or next_number) - next_number + 1,
+            bye_score=float(bye_vp),
+        )
+    except swiss.NoLegalRound as error:
+        raise PairingError(
+            _("No Swiss pairing avoids every rematch: the stage has more rounds than it can pair.")
+        ) from error
     return result.pairs, result.bye
 
 
