@@ -77,7 +77,7 @@ def _cpu(func) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lines", type=int, nargs="+", default=[100, 500, 2000])
+    parser.add_argument("--lines", type=int, nargs="*", default=[100, 500, 2000])
     parser.add_argument("--swiss-lines", type=int, nargs="*", default=[40, 100])
     parser.add_argument("--matching-lines", type=int, nargs="*", default=[100, 500])
     parser.add_argument("--runs", type=int, default=3)
