@@ -80,7 +80,9 @@ def progressive(totals: SwissTotals) -> dict[LineId, int]:
     for line, rounds in totals.vp_by_round.items():
         running = 0
         cumulative = 0
-        for _round, vp in sorted(rounds, key=lambda item: item[0]):
+        # by round; within a round (or without round numbers) by VP, so the input order of the
+        # matches never changes the result
+        for _round, vp in sorted(rounds):
             running += vp
             cumulative += running
         result[line] = cumulative
