@@ -18,21 +18,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
-LineId = Hashable
+LineId = TypeVar("LineId", bound=Hashable)
+_Line_co = TypeVar("_Line_co", bound=Hashable, covariant=True)
 
 
-class _LineTotals(Protocol):
-    vp: int
-    meetings: list[tuple[LineId, int]]
-    beaten: list[LineId]
-    drawn_with: list[LineId]
-    vp_by_round: list[tuple[int, int]]
+class _LineTotals(Protocol[_Line_co]):
+    @property
+    def vp(self) -> int: ...
+    @property
+    def meetings(self) -> Sequence[tuple[_Line_co, int]]: ...
+    @property
+    def beaten(self) -> Sequence[_Line_co]: ...
+    @property
+    def drawn_with(self) -> Sequence[_Line_co]: ...
+    @property
+    def vp_by_round(self) -> Sequence[tuple[int, int]]: ...
 
 
 @dataclass(frozen=True)
-class SwissTotals:
+class SwissTotals(Generic[LineId]):
     """What the Swiss tie-breaks read: per line its VP total, opponents and round VP."""
 
     vp: Mapping[LineId, int]
@@ -42,7 +48,7 @@ class SwissTotals:
     vp_by_round: Mapping[LineId, Sequence[tuple[int, int]]]
 
     @classmethod
-    def of(cls, totals: Mapping[LineId, _LineTotals]) -> SwissTotals:
+    def of(cls, totals: Mapping[LineId, _LineTotals[LineId]]) -> SwissTotals[LineId]:
         return cls(
             vp={line: t.vp for line, t in totals.items()},
             opponents={line: [opp for opp, _vp in t.meetings] for line, t in totals.items()},
@@ -52,22 +58,22 @@ class SwissTotals:
         )
 
 
-def buchholz(totals: SwissTotals) -> dict[LineId, int]:
+def buchholz(totals: SwissTotals[LineId]) -> dict[LineId, float]:
     return {
         line: sum(totals.vp.get(opp, 0) for opp in opponents)
         for line, opponents in totals.opponents.items()
     }
 
 
-def buchholz_cut1(totals: SwissTotals) -> dict[LineId, int]:
-    result: dict[LineId, int] = {}
+def buchholz_cut1(totals: SwissTotals[LineId]) -> dict[LineId, float]:
+    result: dict[LineId, float] = {}
     for line, opponents in totals.opponents.items():
         terms = sorted(totals.vp.get(opp, 0) for opp in opponents)
         result[line] = sum(terms[1:]) if len(terms) > 1 else sum(terms)
     return result
 
 
-def sonneborn_berger(totals: SwissTotals) -> dict[LineId, float]:
+def sonneborn_berger(totals: SwissTotals[LineId]) -> dict[LineId, float]:
     return {
         line: sum(totals.vp.get(opp, 0) for opp in totals.beaten.get(line, ()))
         + sum(totals.vp.get(opp, 0) for opp in totals.drawn_with.get(line, ())) / 2
@@ -75,8 +81,8 @@ def sonneborn_berger(totals: SwissTotals) -> dict[LineId, float]:
     }
 
 
-def progressive(totals: SwissTotals) -> dict[LineId, int]:
-    result: dict[LineId, int] = {}
+def progressive(totals: SwissTotals[LineId]) -> dict[LineId, float]:
+    result: dict[LineId, float] = {}
     for line, rounds in totals.vp_by_round.items():
         running = 0
         cumulative = 0
@@ -89,7 +95,7 @@ def progressive(totals: SwissTotals) -> dict[LineId, int]:
     return result
 
 
-SWISS_TIEBREAKS: dict[str, Callable[[SwissTotals], Mapping[LineId, float]]] = {
+SWISS_TIEBREAKS: dict[str, Callable[[SwissTotals[Any]], dict[Any, float]]] = {
     "buchholz": buchholz,
     "buchholz_cut1": buchholz_cut1,
     "sonneborn_berger": sonneborn_berger,

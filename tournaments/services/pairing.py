@@ -344,7 +344,7 @@ def _swiss_pairs(stage, group, playing, next_number):
     present = [by_id[line_id] for line_id in playing]
     bye_vp, _mp, _won = _bye_score(stage)
     try:
-        result = swiss.pair_swiss(
+        swiss_round = swiss.pair_swiss(
             present,
             played,
             round_number=len(rounds) + 1,
@@ -355,7 +355,7 @@ def _swiss_pairs(stage, group, playing, next_number):
         raise PairingError(
             _("No Swiss pairing avoids every rematch: the stage has more rounds than it can pair.")
         ) from error
-    return result.pairs, result.bye
+    return swiss_round.pairs, swiss_round.bye
 
 
 def _danish_pairs(stage, group, playing, next_number):
