@@ -7,5 +7,17 @@ class TournamentsConfig(AppConfig):
     verbose_name = _("Tournaments")
 
     def ready(self):
+        from tournaments.signals import match_result_changed
+
+        def forfeit_withdrawn(sender, match, **kwargs):
+            """A withdrawn line that a knock-out result gives an opponent forfeits at once."""
+            from tournaments.services.lifecycle import forfeit_withdrawn
+
+            forfeit_withdrawn(match)
+
+        match_result_changed.connect(
+            forfeit_withdrawn, weak=False, dispatch_uid="tournaments.forfeit_withdrawn"
+        )
+
         # connects the receiver that flags rounds paired before a corrected result
         from tournaments.services import pairing  # noqa: F401
