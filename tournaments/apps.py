@@ -18,3 +18,6 @@ class TournamentsConfig(AppConfig):
         match_result_changed.connect(
             forfeit_withdrawn, weak=False, dispatch_uid="tournaments.forfeit_withdrawn"
         )
+
+        # connects the receiver that flags rounds paired before a corrected result
+        from tournaments.services import pairing  # noqa: F401

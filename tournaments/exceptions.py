@@ -53,3 +53,9 @@ class RoleError(TournamentError):
     """A role that cannot be granted or revoked as asked; nothing was changed."""
 
     default_message = _("The role was not changed.")
+
+
+class PairingError(ScheduleError):
+    """A Danish, Swiss or Mitchell round that cannot be paired (or re-paired) now."""
+
+    default_message = _("The next round cannot be paired.")

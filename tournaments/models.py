@@ -384,6 +384,11 @@ class Entry(models.Model):
     )
     seed = models.PositiveIntegerField(_("seed"), null=True, blank=True)
     withdrawn = models.BooleanField(_("withdrawn"), default=False)
+    checked_in = models.BooleanField(
+        _("checked in"),
+        default=False,
+        help_text=_("Present at the check-in before round 1 of a Danish, Swiss or Mitchell stage."),
+    )
 
     class Meta:
         verbose_name = _("entry")
@@ -401,6 +406,17 @@ class Stage(models.Model):
     class Kind(models.TextChoices):
         ROUND_ROBIN = "round_robin", _("Round-robin groups")
         KNOCKOUT = "knockout", _("Knock-out bracket")
+        DANISH = "danish", _("Danish rounds")
+        SWISS = "swiss", _("Swiss rounds (FIDE Dutch)")
+        MITCHELL = "mitchell", _("Mitchell movement (pairs)")
+
+    class FirstRound(models.TextChoices):
+        SEED = "seed", _("By seed")
+        RANDOM = "random", _("At random")
+
+    class ByeScoring(models.TextChoices):
+        FORFEIT_WIN = "forfeit_win", _("As a win by forfeit")
+        SET_VP = "set_vp", _("A set VP score")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")
@@ -418,6 +434,65 @@ class Stage(models.Model):
     )
     double_round_robin = models.BooleanField(_("double round robin"), default=False)
     third_place_match = models.BooleanField(_("third-place match"), default=False)
+    # Danish, Swiss and Mitchell stages: paired round by round (tournaments.services.pairing)
+    rounds_planned = models.PositiveSmallIntegerField(
+        _("number of rounds"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1), MaxValueValidator(99)],
+        help_text=_("Danish, Swiss and Mitchell stages: how many rounds to pair."),
+    )
+    first_round = models.CharField(
+        _("round 1 order"), max_length=10, choices=FirstRound.choices, default=FirstRound.SEED
+    )
+    draw_seed = models.BigIntegerField(
+        _("draw seed"),
+        default=0,
+        help_text=_("Stored so a random round 1 can be reproduced."),
+    )
+    bye_scoring = models.CharField(
+        _("bye scored"),
+        max_length=12,
+        choices=ByeScoring.choices,
+        default=ByeScoring.FORFEIT_WIN,
+    )
+    bye_vp = models.PositiveSmallIntegerField(
+        _("VP for a bye"),
+        null=True,
+        blank=True,
+        help_text=_("With a set VP score; also what a late entry gets for each missed round."),
+    )
+    arrow_switch = models.BooleanField(
+        _("arrow switch"),
+        default=False,
+        help_text=_("Mitchell: in the last round East-West lines play as home."),
+    )
+    late_entry_until_round = models.PositiveSmallIntegerField(
+        _("late entries up to round"),
+        null=True,
+        blank=True,
+        help_text=_("Lines entered late join the pairing up to this round; empty: none."),
+    )
+    carry_over = models.BooleanField(
+        _("carry over earlier rounds"),
+        default=True,
+        help_text=_(
+            "Danish and Swiss: the standings that pair the rounds include the earlier Danish, "
+            "Swiss and Mitchell stages of the tournament."
+        ),
+    )
+    advance_count = models.PositiveSmallIntegerField(
+        _("lines going on"),
+        null=True,
+        blank=True,
+        help_text=_("Danish, Swiss, Mitchell: the top lines that seed a following knock-out."),
+    )
+    stage_tiebreaks = models.JSONField(
+        _("stage tie-breaks"),
+        default=list,
+        blank=True,
+        help_text=_("Tie-breaks of this stage; empty: the tournament's."),
+    )
 
     class Meta:
         verbose_name = _("stage")
@@ -433,6 +508,28 @@ class Stage(models.Model):
     @property
     def is_knockout(self):
         return self.kind == self.Kind.KNOCKOUT
+
+    @property
+    def is_paired_by_round(self):
+        """Danish, Swiss and Mitchell stages: one round at a time, one group of every line."""
+        return self.kind in PAIRED_BY_ROUND
+
+    def clean(self):
+        if self.stage_tiebreaks:
+            valid = {str(t) for t in TieBreak}
+            unknown = [t for t in self.stage_tiebreaks if t not in valid]
+            if unknown:
+                raise ValidationError(
+                    {
+                        "stage_tiebreaks": _("Unknown tie-breaks: %(names)s")
+                        % {"names": ", ".join(map(str, unknown))}
+                    }
+                )
+        if self.bye_scoring == self.ByeScoring.SET_VP and self.bye_vp is None:
+            raise ValidationError({"bye_vp": _("Give the VP score of a bye.")})
+
+
+PAIRED_BY_ROUND = frozenset({Stage.Kind.DANISH, Stage.Kind.SWISS, Stage.Kind.MITCHELL})
 
 
 class Group(models.Model):
@@ -472,6 +569,11 @@ class GroupMember(models.Model):
     position = models.PositiveSmallIntegerField(
         _("position"), help_text=_("1-based number in the Berger table.")
     )
+    joined_round = models.PositiveSmallIntegerField(
+        _("joined in round"),
+        default=1,
+        help_text=_("A late entry's first round (earlier rounds get the bye score)."),
+    )
 
     class Meta:
         verbose_name = _("group member")
@@ -493,6 +595,14 @@ class Round(models.Model):
     number = models.PositiveSmallIntegerField(_("number"))
     name = models.CharField(_("name"), max_length=80, blank=True)
     starts_at = models.DateTimeField(_("starts at"), null=True, blank=True)
+    needs_review = models.BooleanField(
+        _("earlier result corrected"),
+        default=False,
+        help_text=_(
+            "A result of an earlier round changed after this round was paired: keep it or "
+            "pair it again."
+        ),
+    )
 
     class Meta:
         verbose_name = _("round")

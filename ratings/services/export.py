@@ -192,9 +192,14 @@ def build_document(tournament: Tournament) -> dict:
     final = []
     for stage in stages:
         stage_groups = [g for g in groups if g.stage_id == stage.id]
-        standings = _standings(stage) if stage.kind == Stage.Kind.ROUND_ROBIN else {}
+        standings = (
+            _standings(stage)
+            if stage.kind == Stage.Kind.ROUND_ROBIN or stage.is_paired_by_round
+            else {}
+        )
         stage_docs.append(
             {
+                **(_pairing_doc(stage) if stage.is_paired_by_round else {}),
                 "order": stage.order,
                 "name": stage.name,
                 "kind": stage.kind,
@@ -206,7 +211,11 @@ def build_document(tournament: Tournament) -> dict:
                         "name": g.name,
                         "order": g.order,
                         "members": [
-                            {"line": lref(x.line_id), "position": x.position}
+                            {
+                                "line": lref(x.line_id),
+                                "position": x.position,
+                                **({"joined_round": x.joined_round} if x.joined_round != 1 else {}),
+                            }
                             for x in sorted(
                                 (x for x in gm if x.group_id == g.id), key=lambda x: x.position
                             )
@@ -286,6 +295,24 @@ def build_document(tournament: Tournament) -> dict:
         ],
         "stages": stage_docs,
         "final_standings": final,
+    }
+
+
+def _pairing_doc(stage) -> dict:
+    """The settings of a Danish, Swiss or Mitchell stage (absent for the other kinds)."""
+    return {
+        "pairing": {
+            "rounds_planned": stage.rounds_planned,
+            "first_round": stage.first_round,
+            "draw_seed": stage.draw_seed,
+            "bye_scoring": stage.bye_scoring,
+            "bye_vp": stage.bye_vp,
+            "arrow_switch": stage.arrow_switch,
+            "late_entry_until_round": stage.late_entry_until_round,
+            "carry_over": stage.carry_over,
+            "advance_count": stage.advance_count,
+            "tiebreaks": list(stage.stage_tiebreaks or []),
+        }
     }
 
 

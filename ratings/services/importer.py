@@ -51,6 +51,26 @@ class TournamentImportError(Exception):
         return str(self.message)
 
 
+def _pairing_settings(data: dict | None) -> dict:
+    """A Danish, Swiss or Mitchell stage's settings from its ``pairing`` object."""
+    if not data:
+        return {}
+    fields = (
+        "rounds_planned",
+        "first_round",
+        "draw_seed",
+        "bye_scoring",
+        "bye_vp",
+        "arrow_switch",
+        "late_entry_until_round",
+        "carry_over",
+        "advance_count",
+    )
+    settings = {name: data[name] for name in fields if name in data}
+    settings["stage_tiebreaks"] = list(data.get("tiebreaks") or [])
+    return settings
+
+
 def _vp_table(data: dict) -> VPTable:
     rows = [list(r) for r in data.get("rows", [])]
     table = VPTable.objects.filter(slug=data["slug"]).first()
@@ -192,12 +212,18 @@ def _import(doc: dict, slug: str | None) -> Tournament:
             status=s["status"],
             double_round_robin=s.get("double_round_robin", False),
             third_place_match=s.get("third_place_match", False),
+            **_pairing_settings(s.get("pairing")),
         )
         groups = {}
         for g in s["groups"]:
             group = Group.objects.create(stage=stage, name=g["name"], order=g.get("order", 0))
             GroupMember.objects.bulk_create(
-                GroupMember(group=group, line=lines[x["line"]], position=x["position"])
+                GroupMember(
+                    group=group,
+                    line=lines[x["line"]],
+                    position=x["position"],
+                    joined_round=x.get("joined_round", 1),
+                )
                 for x in g["members"]
             )
             groups[g["name"]] = group

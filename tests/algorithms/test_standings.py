@@ -293,6 +293,10 @@ def test_tiebreak_values_are_stored_values():
         "strength",
         "rating",
         "lots",
+        "buchholz",
+        "buchholz_cut1",
+        "sonneborn_berger",
+        "progressive",
     ]
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from . import swiss_tiebreaks
 from .vp import MatchScore, Outcome
 
 # Whatever identifies a line (the ORM layer passes primary keys, tests letters): the functions
@@ -45,6 +46,10 @@ class TieBreak(enum.StrEnum):
     STRENGTH = "strength"
     RATING = "rating"
     LOTS = "lots"
+    BUCHHOLZ = "buchholz"  # the Swiss tie-breaks: tournaments.algorithms.swiss_tiebreaks
+    BUCHHOLZ_CUT1 = "buchholz_cut1"
+    SONNEBORN_BERGER = "sonneborn_berger"
+    PROGRESSIVE = "progressive"
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,7 @@ class PlayedMatch(Generic[LineId]):
     away_mp: int
     winner: LineId | None
     outcome: Outcome = Outcome.COMPLETED
+    round_number: int = 0  # order of play, for the progressive score
 
     @classmethod
     def from_score(
@@ -75,6 +81,7 @@ class PlayedMatch(Generic[LineId]):
         *,
         winner: LineId | None,
         outcome: Outcome = Outcome.COMPLETED,
+        round_number: int = 0,
     ) -> PlayedMatch[LineId]:
         """The match from its final ``points`` (home, away) and the VP table's ``score``.
 
@@ -99,6 +106,7 @@ class PlayedMatch(Generic[LineId]):
             away_mp=away_mp,
             winner=winner,
             outcome=outcome,
+            round_number=round_number,
         )
 
 
@@ -138,6 +146,8 @@ class _Totals(Generic[LineId]):
     # (opponent, VP earned against them) per meeting, and the opponents beaten (one per win)
     meetings: list[tuple[LineId, int]] = field(default_factory=list)
     beaten: list[LineId] = field(default_factory=list)
+    drawn_with: list[LineId] = field(default_factory=list)
+    vp_by_round: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -180,6 +190,16 @@ def _head_to_head(context: TieBreakContext[Any], lines: Sequence[Any]) -> dict[A
 def _strength(context: TieBreakContext[Any], lines: Sequence[Any]) -> dict[Any, Any]:
     totals = context.totals
     return {line: sum(totals[beaten].vp for beaten in totals[line].beaten) for line in lines}
+
+
+def _swiss(key: TieBreak) -> TieBreakValues:
+    def values(context: TieBreakContext[Any], lines: Sequence[Any]) -> dict[Any, Any]:
+        computed = swiss_tiebreaks.SWISS_TIEBREAKS[key](
+            swiss_tiebreaks.SwissTotals.of(context.totals)
+        )
+        return {line: computed[line] for line in lines}
+
+    return values
 
 
 def _rating_order(value: Any) -> tuple[int, float]:
@@ -232,6 +252,21 @@ TIEBREAKS: Mapping[TieBreak, TieBreakMetric] = {
             among_tied=True,
             sort_key=_lots_order,
         ),
+        # Swiss tie-breaks on VP (FIDE's list): tournaments.algorithms.swiss_tiebreaks
+        TieBreakMetric(
+            TieBreak.BUCHHOLZ, gettext_noop("Buchholz (opponents' VP)"), _swiss(TieBreak.BUCHHOLZ)
+        ),
+        TieBreakMetric(
+            TieBreak.BUCHHOLZ_CUT1, gettext_noop("Buchholz cut 1"), _swiss(TieBreak.BUCHHOLZ_CUT1)
+        ),
+        TieBreakMetric(
+            TieBreak.SONNEBORN_BERGER,
+            gettext_noop("Sonneborn-Berger"),
+            _swiss(TieBreak.SONNEBORN_BERGER),
+        ),
+        TieBreakMetric(
+            TieBreak.PROGRESSIVE, gettext_noop("Progressive score"), _swiss(TieBreak.PROGRESSIVE)
+        ),
     )
 }
 """Every tie-break, in the order an organizer is offered them. Adding one: a member of
@@ -263,6 +298,15 @@ def _totals(
     totals: dict[LineId, _Totals[LineId]] = {line: _Totals() for line in line_ids}
     if len(totals) != len(line_ids):
         raise ValueError("a line appears twice in the group")
+    matches = list(matches)
+    for match in matches:
+        # a scored bye (Danish, Swiss, Mitchell, late entry) adds its VP but no opponent
+        if match.away is None and match.outcome == Outcome.BYE and match.home in totals:
+            row = totals[match.home]
+            row.vp += match.home_vp
+            row.mp += match.home_mp
+            row.points_scored += match.home_points
+            row.vp_by_round.append((match.round_number, match.home_vp))
     for match in _counted(matches, set(totals)):
         assert match.away is not None
         sides = (
@@ -291,8 +335,10 @@ def _totals(
             row.points_scored += scored
             row.points_conceded += conceded
             row.meetings.append((opponent, vp))
+            row.vp_by_round.append((match.round_number, vp))
             if match.winner is None:
                 row.drawn += 1
+                row.drawn_with.append(opponent)
             elif match.winner == line:
                 row.won += 1
                 row.beaten.append(opponent)

@@ -18,6 +18,7 @@ from tournaments.models import (
     Player,
     Round,
     Stage,
+    TieBreak,
     Tournament,
     VPTable,
     rule_options_error,
@@ -237,9 +238,30 @@ class StageSerializer(serializers.ModelSerializer):
             "status",
             "double_round_robin",
             "third_place_match",
+            "rounds_planned",
+            "first_round",
+            "bye_scoring",
+            "bye_vp",
+            "arrow_switch",
+            "late_entry_until_round",
+            "carry_over",
+            "advance_count",
+            "stage_tiebreaks",
             "groups",
         ]
         read_only_fields = ["status"]
+
+    stage_tiebreaks = serializers.ListField(
+        child=serializers.ChoiceField(choices=TieBreak.choices),
+        required=False,
+        max_length=len(TieBreak.choices),
+        help_text=_("Danish, Swiss, Mitchell: this stage's tie-breaks (empty: the tournament's)."),
+    )
+
+    def validate(self, attrs):
+        if attrs.get("bye_scoring") == Stage.ByeScoring.SET_VP and attrs.get("bye_vp") is None:
+            raise serializers.ValidationError({"bye_vp": _("Give the VP score of a bye.")})
+        return attrs
 
 
 class GenerateSerializer(serializers.Serializer):
@@ -259,7 +281,8 @@ class GenerateSerializer(serializers.Serializer):
 class RoundSerializer(serializers.ModelSerializer):
     class Meta:
         model = Round
-        fields = ["id", "stage", "number", "name", "starts_at"]
+        fields = ["id", "stage", "number", "name", "starts_at", "needs_review"]
+        read_only_fields = ["needs_review"]
 
 
 class DealResultSerializer(serializers.ModelSerializer):

@@ -21,7 +21,7 @@ from tournaments.api.permissions import (
     visible_tournaments,
 )
 from tournaments.models import Entry, Group, Line, Match, Role, Round, Stage
-from tournaments.services import roles, schedule, standings
+from tournaments.services import pairing, roles, schedule, standings
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +108,10 @@ class StageViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
         params = serializers.GenerateSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         replace = params.validated_data["replace"]
+        if stage.is_paired_by_round:
+            rounds = [pairing.pair_next_round(stage, user=request.user)]
+            data = serializers.RoundSerializer(rounds, many=True).data
+            return Response(data, status=status.HTTP_201_CREATED)
         with transaction.atomic():
             if stage.kind == Stage.Kind.ROUND_ROBIN:
                 if params.validated_data.get("groups"):
@@ -122,6 +126,16 @@ class StageViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
                 )
         data = serializers.RoundSerializer(rounds, many=True).data
         return Response(data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={201: serializers.RoundSerializer})
+    @action(detail=True, methods=["post"])
+    def pair(self, request, pk=None):
+        """Danish, Swiss, Mitchell: pair the next round from the standings after the last one."""
+        stage = self.get_object()
+        if not is_organizer(request.user, stage.tournament, Action.RUN_STAGES):
+            raise PermissionDenied(_("Only the tournament's organizers may pair rounds."))
+        round_row = pairing.pair_next_round(stage, user=request.user)
+        return Response(serializers.RoundSerializer(round_row).data, status=status.HTTP_201_CREATED)
 
     @staticmethod
     def _seeds(stage, ids):
@@ -183,6 +197,26 @@ class RoundViewSet(ReadOnlyViewSet):
         return Round.objects.filter(
             stage__tournament__in=visible_tournaments(self.request.user)
         ).order_by("stage_id", "number")
+
+    def _organized_round(self, request):
+        round_row = self.get_object()
+        if not is_organizer(request.user, round_row.stage.tournament, Action.RUN_STAGES):
+            raise PermissionDenied(_("Only the tournament's organizers may pair rounds."))
+        return round_row
+
+    @extend_schema(request=None, responses={200: serializers.RoundSerializer})
+    @action(detail=True, methods=["post"])
+    def keep(self, request, pk=None):
+        """A round flagged after a correction of an earlier result: keep it as paired."""
+        round_row = pairing.keep_round(self._organized_round(request), user=request.user)
+        return Response(serializers.RoundSerializer(round_row).data)
+
+    @extend_schema(request=None, responses={201: serializers.RoundSerializer})
+    @action(detail=True, methods=["post"])
+    def repair(self, request, pk=None):
+        """Pair an unplayed last round again from the corrected standings."""
+        round_row = pairing.repair_round(self._organized_round(request), user=request.user)
+        return Response(serializers.RoundSerializer(round_row).data, status=status.HTTP_201_CREATED)
 
 
 class MatchViewSet(ReadOnlyViewSet):

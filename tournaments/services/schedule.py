@@ -368,14 +368,22 @@ def close_stage(stage, *, user=None, per_group=2, third_place=None):
     )
     seeds = None
     if next_stage is not None and next_stage.kind == Stage.Kind.KNOCKOUT:
-        if stage.kind != Stage.Kind.ROUND_ROBIN:
-            raise ScheduleError(_("Only round-robin groups seed a following bracket."))
         if Match.objects.filter(round__stage=next_stage).exists():
             # Closed again after a reopening: the drawn bracket stays; if the standings now
             # qualify other lines, lifecycle.qualifier_drift marks it and the desk asks.
             seeds = None
         else:
-            seeds = crossed_seeds(stage, per_group)
+            if stage.is_paired_by_round:
+                from tournaments.services.pairing import open_seeds
+
+                count = stage.advance_count or per_group
+                seed_ids = open_seeds(stage, count)
+                by_id = Line.objects.in_bulk(seed_ids)
+                seeds = [by_id[line_id] for line_id in seed_ids]
+            elif stage.kind != Stage.Kind.ROUND_ROBIN:
+                raise ScheduleError(_("Only round-robin groups seed a following bracket."))
+            else:
+                seeds = crossed_seeds(stage, per_group)
             if third_place is not None:
                 next_stage.third_place_match = third_place
                 next_stage.save(update_fields=["third_place_match"])

@@ -90,7 +90,27 @@ def _played_matches(
     played: list[algo.PlayedMatch[int]] = []
     for match in matches:
         lines = by_match.get(match["id"])
-        if match["outcome"] == Outcome.BYE or match["away_id"] is None or not lines:
+        if not lines:
+            continue
+        if match["outcome"] == Outcome.BYE or match["away_id"] is None:
+            # a scored bye (Danish, Swiss, Mitchell, a late entry's missed round)
+            home = lines.get(match["home_id"])
+            if home is not None:
+                played.append(
+                    algo.PlayedMatch(
+                        home=match["home_id"],
+                        away=None,
+                        home_points=home["points"],
+                        away_points=0,
+                        home_vp=home["vp"],
+                        away_vp=0,
+                        home_mp=home["mp"],
+                        away_mp=0,
+                        winner=match["winner_id"],
+                        outcome=AlgoOutcome.BYE,
+                        round_number=match.get("round__number", 0),
+                    )
+                )
             continue
         home = lines.get(match["home_id"])
         away = lines.get(match["away_id"])
@@ -107,13 +127,17 @@ def _played_matches(
                 MatchScore(won["vp"], lost["vp"], won["mp"], lost["mp"]),
                 winner=match["winner_id"],
                 outcome=AlgoOutcome(match["outcome"] or "completed"),
+                round_number=match.get("round__number", 0),
             )
         )
     return played
 
 
 def _tables_for(
-    groups: list[Group], tournament: Tournament, ratings: Mapping[int, float] | None = None
+    groups: list[Group],
+    tournament: Tournament,
+    ratings: Mapping[int, float] | None = None,
+    stage_tiebreaks: list[str] | None = None,
 ) -> list[GroupTable]:
     group_ids = [group.pk for group in groups]
     members: defaultdict[int, list[GroupMember]] = defaultdict(list)
@@ -124,10 +148,8 @@ def _tables_for(
     ):
         members[member.group_id].append(member)
     matches: defaultdict[int, list[Mapping[str, Any]]] = defaultdict(list)
-    for match in (
-        Match.objects.filter(group_id__in=group_ids, status=Match.Status.DONE)
-        .exclude(outcome=Outcome.BYE)
-        .values("id", "group_id", "home_id", "away_id", "winner_id", "outcome")
+    for match in Match.objects.filter(group_id__in=group_ids, status=Match.Status.DONE).values(
+        "id", "group_id", "home_id", "away_id", "winner_id", "outcome", "round__number"
     ):
         matches[match["group_id"]].append(match)
     results = defaultdict(list)
@@ -136,7 +158,7 @@ def _tables_for(
     ):
         results[result["match__group_id"]].append(result)
 
-    tiebreaks = [algo.TieBreak(tb) for tb in tournament.tiebreaks or []]
+    tiebreaks = [algo.TieBreak(tb) for tb in stage_tiebreaks or tournament.tiebreaks or []]
     if ratings is None and algo.TieBreak.RATING in tiebreaks:
         ratings = _line_ratings([m.line_id for ms in members.values() for m in ms], tournament)
     tables = []
@@ -192,7 +214,8 @@ def _tournament_of(group: Group) -> Tournament:
 def group_table(group: Group, *, ratings: Mapping[int, float] | None = None) -> GroupTable:
     """Standings and head-to-head grid of a group (pass it with ``stage__tournament`` loaded to
     save a query)."""
-    return _tables_for([group], _tournament_of(group), ratings)[0]
+    stage_tiebreaks = group.stage.stage_tiebreaks or None
+    return _tables_for([group], _tournament_of(group), ratings, stage_tiebreaks)[0]
 
 
 def group_standings(
@@ -207,7 +230,7 @@ def stage_tables(stage: Stage, *, ratings: Mapping[int, float] | None = None) ->
     groups = list(Group.objects.filter(stage=stage).order_by("order", "name"))
     for group in groups:
         group.stage = stage
-    return _tables_for(groups, stage.tournament, ratings)
+    return _tables_for(groups, stage.tournament, ratings, stage.stage_tiebreaks or None)
 
 
 def stage_standings(

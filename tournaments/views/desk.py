@@ -209,12 +209,79 @@ def close_stage(request, slug, stage_id):
 
 
 @login_required
+@require_POST
+def pair_round(request, slug, stage_id):
+    """Danish, Swiss, Mitchell: pair the next round from the standings after the last one."""
+    from tournaments.services import pairing
+
+    tournament = _desk_tournament(request, slug, Action.RUN_STAGES)
+    stage = sel.get_stage(tournament, stage_id)
+    try:
+        round_row = pairing.pair_next_round(stage, user=request.user)
+    except TournamentError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(
+            request,
+            _("%(round)s of “%(stage)s” paired.") % {"round": round_row, "stage": stage.name},
+        )
+    return redirect("desk:tournament", slug=tournament.slug)
+
+
+@login_required
+@require_POST
+def review_round(request, slug, round_id):
+    """A round flagged after a correction: keep it, or pair it again while it has no result."""
+    from tournaments.services import pairing
+
+    tournament = _desk_tournament(request, slug, Action.RUN_STAGES)
+    round_ = sel.get_round(tournament, round_id)
+    try:
+        if request.POST.get("decision") == "repair":
+            pairing.repair_round(round_, user=request.user)
+            messages.success(request, _("%(round)s paired again.") % {"round": round_})
+        else:
+            pairing.keep_round(round_, user=request.user)
+            messages.success(request, _("%(round)s kept as paired.") % {"round": round_})
+    except TournamentError as error:
+        messages.error(request, str(error))
+    return redirect("desk:tournament", slug=tournament.slug)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def check_in(request, slug):
+    """The check-in list before round 1: the lines not ticked are left out of the draw."""
+    from tournaments.services import pairing
+
+    tournament = _desk_tournament(request, slug, Action.MANAGE_ENTRIES)
+    if request.method == "POST":
+        present = {_positive_int(raw, default=0) for raw in request.POST.getlist("present")}
+        count = pairing.set_check_in(tournament, present - {0}, user=request.user)
+        messages.success(request, _("Check-in saved: %(n)d lines present.") % {"n": count})
+        return redirect("desk:checkin", slug=tournament.slug)
+    entries = tournament.entries.select_related("line").order_by("seed", "line__name", "id")
+    return render(
+        request,
+        "tournaments/desk/checkin.html",
+        {"tournament": tournament, "entries": entries},
+    )
+
+
+@login_required
 def print_round(request, slug, round_id):
     """Table cards and score sheets of a round, laid out for printing (print CSS)."""
     tournament = _desk_tournament(request, slug)
     round_ = sel.get_round(tournament, round_id)
     matches = [m for m in sel.round_matches(round_) if m.home_id and m.away_id]
     categories = _categories(tournament)
+    if round_.stage.kind == Stage.Kind.MITCHELL:
+        from tournaments.services import pairing
+
+        next_seats = pairing.mitchell_next_seats(round_.stage, round_.number)
+        for match in matches:
+            match.home_next = next_seats.get(match.home_id)
+            match.away_next = next_seats.get(match.away_id)
     return render(
         request,
         "tournaments/desk/print.html",

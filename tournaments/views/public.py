@@ -96,6 +96,7 @@ def stage_page(request, slug, stage_id):
                 "stage": stage,
                 "tables": tables,
                 "rounds": sel.stage_rounds(stage),
+                "directions": sel.direction_tables(stage, tables),
             },
         )
 

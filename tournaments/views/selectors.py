@@ -10,6 +10,7 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 from django.http import Http404
+from django.utils.translation import gettext as _
 
 from tournaments.access import (
     Action,
@@ -188,7 +189,7 @@ class StandingsTable:
 
 def _table_from(group_table, tournament):
     """``services.standings.GroupTable`` → what the templates show."""
-    used = [TieBreak(t) for t in tournament.tiebreaks or [] if t in TieBreak.values]
+    used = [TieBreak(t) for t in group_table.tiebreaks if t in TieBreak.values]
     columns = [(t.value, t.label) for t in used if t != TieBreak.MP]
     shown = []
     for row in group_table.rows:
@@ -217,12 +218,14 @@ def _table_from(group_table, tournament):
             "cells": [None if a == b else {"vp": grid.get((a, b))} for b in order],
         }
         for a, r in zip(order, shown, strict=True)
+        # an open of hundreds of lines has no use for a line-by-line grid
+        if not group_table.group.stage.is_paired_by_round
     ]
     return StandingsTable(
         group=group_table.group,
         rows=shown,
         tiebreak_columns=columns,
-        grid_lines=[r["line"] for r in shown],
+        grid_lines=[r["line"] for r in shown] if grid_rows else [],
         grid=grid_rows,
     )
 
@@ -241,6 +244,24 @@ def stage_standings_tables(stage, tournament):
 
     stage.tournament = tournament
     return [_table_from(table, tournament) for table in standings.stage_tables(stage)]
+
+
+def direction_tables(stage, tables):
+    """A Mitchell stage's standings per direction: North-South and East-West, by VP."""
+    from tournaments.algorithms.mitchell import Direction
+    from tournaments.services.pairing import line_directions
+
+    if stage.kind != Stage.Kind.MITCHELL or not tables:
+        return []
+    directions = line_directions(stage)
+    result = []
+    for direction, label in (
+        (Direction.NORTH_SOUTH, _("North-South")),
+        (Direction.EAST_WEST, _("East-West")),
+    ):
+        rows = [row for row in tables[0].rows if directions.get(row["line_id"]) is direction]
+        result.append((label, [{**row, "rank": place} for place, row in enumerate(rows, 1)]))
+    return result
 
 
 # --- bracket ----------------------------------------------------------------------------------

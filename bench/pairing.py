@@ -1,0 +1,131 @@
+"""Time to pair the next Danish and Swiss round after 7 played rounds (CPU time).
+
+Plays 7 rounds with random VP results through the pairing algorithms themselves (Danish:
+``tournaments.algorithms.danish``; Swiss: ``tournaments.algorithms.swiss`` over the
+``caissify-pairings`` FIDE Dutch engine), then times the pairing of round 8. No database: this
+is the cost of the algorithm, which is what grows with the field; the service around it reads
+the standings in a fixed number of queries.
+
+    .venv/bin/python bench/pairing.py [--lines 100 500 2000] [--swiss-lines 40 100] [--runs 3]
+
+Swiss is measured on its own (smaller) sizes: the library runs repeated maximum-weight
+matchings over the whole field in pure Python, see ``docs/performance.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tournaments.algorithms import danish, swiss
+
+ROUNDS_PLAYED = 7
+BYE_VP = 12
+
+
+def _danish_history(n_lines: int, seed: int):
+    rng = random.Random(seed)
+    order = list(range(1, n_lines + 1))
+    met: set[frozenset[int]] = set()
+    byes: dict[int, int] = {}
+    score = dict.fromkeys(order, 0)
+    for _round in range(ROUNDS_PLAYED):
+        pairing = danish.pair_danish(order, met, byes)
+        for a, b in pairing.pairs:
+            met.add(frozenset((a, b)))
+            vp = rng.randint(0, 20)
+            score[a] += vp
+            score[b] += 20 - vp
+        if pairing.bye is not None:
+            byes[pairing.bye] = byes.get(pairing.bye, 0) + 1
+            score[pairing.bye] += BYE_VP
+        order = sorted(order, key=lambda line: (-score[line], line))
+    return order, met, byes
+
+
+def _swiss_history(n_lines: int, seed: int):
+    rng = random.Random(seed)
+    start = list(range(1, n_lines + 1))
+    rounds: list[swiss.PlayedRound] = []
+    for number in range(1, ROUNDS_PLAYED + 1):
+        lines, played = swiss.line_histories(start, rounds)
+        pairing = swiss.pair_swiss(
+            lines, played, round_number=number, total_rounds=ROUNDS_PLAYED + 1, bye_score=BYE_VP
+        )
+        vp: dict[int, float] = {}
+        for home, away in pairing.pairs:
+            won = rng.randint(0, 20)
+            vp[home], vp[away] = won, 20 - won
+        byes = [pairing.bye] if pairing.bye is not None else []
+        for line in byes:
+            vp[line] = BYE_VP
+        rounds.append(swiss.PlayedRound(pairs=pairing.pairs, byes=byes, vp=vp))
+    return start, rounds
+
+
+def _cpu(func) -> float:
+    started = time.process_time()
+    func()
+    return time.process_time() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lines", type=int, nargs="*", default=[100, 500, 2000])
+    parser.add_argument("--swiss-lines", type=int, nargs="*", default=[40, 100])
+    parser.add_argument("--matching-lines", type=int, nargs="*", default=[100, 500])
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+
+    print(f"pairing round {ROUNDS_PLAYED + 1} after {ROUNDS_PLAYED} rounds; CPU seconds")
+    for n_lines in args.lines:
+        times = []
+        for run in range(args.runs):
+            order, met, byes = _danish_history(n_lines, seed=run)
+            times.append(_cpu(lambda: danish.pair_danish(order, met, byes)))  # noqa: B023
+        print(
+            f"danish {n_lines:>5} lines: median {statistics.median(times) * 1000:8.1f} ms"
+            f"  (best {min(times) * 1000:.1f} ms, {args.runs} runs)"
+        )
+    for n_lines in args.matching_lines:
+        # worst case: the repair step reaches the top, a matching over the whole table
+        order, met, byes = _danish_history(n_lines, seed=0)
+        playing = order[: len(order) - len(order) % 2]
+        times = [
+            _cpu(lambda: danish._matching(playing, met, 16, allow_rematch=False))  # noqa: B023
+            for _run in range(args.runs)
+        ]
+        print(
+            f"danish {n_lines:>5} lines, matching over the whole table (window 16): median "
+            f"{statistics.median(times) * 1000:8.1f} ms  (best {min(times) * 1000:.1f} ms)"
+        )
+    for n_lines in args.swiss_lines:
+        times = []
+        for run in range(args.runs):
+            start, rounds = _swiss_history(n_lines, seed=run)
+            lines, played = swiss.line_histories(start, rounds)
+            times.append(
+                _cpu(
+                    lambda: swiss.pair_swiss(
+                        lines,  # noqa: B023
+                        played,  # noqa: B023
+                        round_number=ROUNDS_PLAYED + 1,
+                        total_rounds=ROUNDS_PLAYED + 1,
+                        bye_score=BYE_VP,
+                    )
+                )
+            )
+        print(
+            f"swiss  {n_lines:>5} lines: median {statistics.median(times) * 1000:8.1f} ms"
+            f"  (best {min(times) * 1000:.1f} ms, {args.runs} runs)"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""The desk runs Danish and Mitchell stages: check-in, pair the next round, keep or re-pair a
+flagged round, table cards with the Mitchell movement."""
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from tests.pages.factories import build_tournament, play_stage
+from tournaments.models import Entry, Match, Round, Stage
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def tournament():
+    return build_tournament(10, slug="open", play=False, knockout=False)
+
+
+@pytest.fixture
+def client_in(client, tournament):
+    user = User.objects.create_user("direttore", password="x-pass-12345")
+    tournament.organizers.add(user)
+    client.force_login(user)
+    return client
+
+
+def _open_stage(tournament, kind, **fields):
+    return Stage.objects.create(tournament=tournament, order=5, name="Open", kind=kind, **fields)
+
+
+def test_check_in_then_pair_round_one_leaves_absent_lines_out(client_in, tournament):
+    stage = _open_stage(tournament, Stage.Kind.DANISH)
+    desk = client_in.get(reverse("desk:tournament", args=[tournament.slug]))
+    assert reverse("desk:pair", args=[tournament.slug, stage.pk]) in desk.content.decode()
+    present = list(
+        Entry.objects.filter(tournament=tournament)
+        .order_by("seed")[:6]
+        .values_list("line_id", flat=True)
+    )
+    page = client_in.get(reverse("desk:checkin", args=[tournament.slug]))
+    assert page.status_code == 200
+    response = client_in.post(
+        reverse("desk:checkin", args=[tournament.slug]), {"present": [*present, "x"]}
+    )
+    assert response.status_code == 302
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    seated = {
+        line
+        for m in Match.objects.filter(round__stage=stage)
+        for line in (m.home_id, m.away_id)
+        if line
+    }
+    assert seated == set(present)
+    # round 2 is refused while round 1 has no result: a message, not a 500
+    response = client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]), follow=True)
+    assert response.status_code == 200
+    assert Round.objects.filter(stage=stage).count() == 1
+
+
+def test_flagged_round_can_be_kept_or_paired_again(client_in, tournament):
+    stage = _open_stage(tournament, Stage.Kind.DANISH)
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    play_stage(stage)
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    second = Round.objects.get(stage=stage, number=2)
+    Round.objects.filter(pk=second.pk).update(needs_review=True)
+    desk = client_in.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    assert reverse("desk:review", args=[tournament.slug, second.pk]) in desk
+    client_in.post(reverse("desk:review", args=[tournament.slug, second.pk]), {"decision": "keep"})
+    second.refresh_from_db()
+    assert not second.needs_review
+    client_in.post(
+        reverse("desk:review", args=[tournament.slug, second.pk]), {"decision": "repair"}
+    )
+    assert not Round.objects.filter(pk=second.pk).exists()
+    assert Round.objects.filter(stage=stage, number=2).exists()
+
+
+def test_mitchell_table_cards_show_where_each_line_goes_next(client_in, tournament):
+    from django.utils import translation
+
+    stage = _open_stage(tournament, Stage.Kind.MITCHELL, rounds_planned=3)
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    round_row = Round.objects.get(stage=stage, number=1)
+    with translation.override("en"):
+        page = client_in.get(
+            reverse("desk:print", args=[tournament.slug, round_row.pk]), HTTP_ACCEPT_LANGUAGE="en"
+        ).content.decode()
+    assert "next round: table 2, East-West" in page
+    assert "next round: table 1, North-South" in page
+
+
+def test_public_mitchell_stage_ranks_each_direction(client, tournament):
+    from tournaments.services import pairing
+
+    stage = _open_stage(tournament, Stage.Kind.MITCHELL, rounds_planned=2)
+    pairing.pair_next_round(stage)
+    play_stage(stage)
+    page = client.get(
+        reverse("public:stage", args=[tournament.slug, stage.pk]), HTTP_ACCEPT_LANGUAGE="en"
+    )
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Ranking North-South" in html and "Ranking East-West" in html

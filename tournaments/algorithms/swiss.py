@@ -1,0 +1,164 @@
+"""Swiss rounds by the FIDE Dutch system, through the ``caissify-pairings`` library.
+
+The library (Apache-2.0, PyPI) implements FIDE C.04.3 and is cross-checked against the
+FIDE-endorsed bbpPairings; we do not approximate the Dutch rules ourselves. This module only
+translates: our lines become its players, home plays the part of white and away of black, and a
+line's score is its VP total as our standings count it (so the pairing follows the same order
+the standings show). It owes the library, per line, the history the Dutch rules read: the sides
+played (home/away per played match), the floats (a line paired with a higher score floated
+up, with a lower one down, a bye is a downfloat) and the byes had; :func:`line_histories`
+derives them from the rounds exactly as the library's own checker derives them from a
+tournament report file (a test compares the two).
+
+Cost: the library runs repeated maximum-weight matchings over the whole field in pure Python;
+see ``docs/performance.md`` for what that means for large fields.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from caissify_pairings import (  # type: ignore[import-untyped]
+    MissingFloatHistoryWarning,
+    generate_pairings,
+)
+
+logger = logging.getLogger(__name__)
+
+HOME = "white"
+AWAY = "black"
+
+
+class NoLegalRound(ValueError):
+    """Every way to pair the round repeats a meeting (or gives a second bye)."""
+
+
+@dataclass(frozen=True)
+class PlayedRound:
+    """One round as the pairing reads it: ``pairs`` as (home, away), ``byes`` (lines that sat
+    out with a score), and each line's VP earned in it (byes included)."""
+
+    pairs: Sequence[tuple[int, int]]
+    byes: Sequence[int] = ()
+    vp: Mapping[int, float] = field(default_factory=dict)
+
+
+@dataclass
+class SwissLine:
+    """A line as the Dutch system reads it; ``start`` is its pairing number (1 = top seed)."""
+
+    id: int
+    start: int
+    score: float = 0.0
+    rating: float = 0.0
+    sides: list[str] = field(default_factory=list)
+    floats: list[str] = field(default_factory=list)
+    byes: int = 0
+
+    def as_player(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": str(self.id),
+            "score": float(self.score),
+            "rating": self.rating,
+            "starting_number": self.start,
+            "color_hist": list(self.sides),
+            "float_history": list(self.floats),
+            "bye_count": self.byes,
+        }
+
+
+@dataclass(frozen=True)
+class SwissPairing:
+    """The next round: ``pairs`` as (home, away) in table order, and the bye line or ``None``."""
+
+    pairs: list[tuple[int, int]]
+    bye: int | None
+
+
+def line_histories(
+    start_order: Sequence[int],
+    rounds: Sequence[PlayedRound],
+    ratings: Mapping[int, float] | None = None,
+) -> tuple[list[SwissLine], set[tuple[int, int]]]:
+    """The library's input after ``rounds``: every line's score, sides, floats and byes, and
+    the pairs already played."""
+    ratings = ratings or {}
+    lines = {
+        line: SwissLine(id=line, start=number, rating=ratings.get(line, 0.0))
+        for number, line in enumerate(start_order, start=1)
+    }
+    played: set[tuple[int, int]] = set()
+    for played_round in rounds:
+        before = {line: row.score for line, row in lines.items()}
+        for home, away in played_round.pairs:
+            played.add((home, away))
+            for line, opponent, side in ((home, away, HOME), (away, home, AWAY)):
+                row = lines[line]
+                row.sides.append(side)
+                if before[line] > before[opponent]:
+                    row.floats.append("down")
+                elif before[line] < before[opponent]:
+                    row.floats.append("up")
+                else:
+                    row.floats.append("none")
+        for line in played_round.byes:
+            # as the library's own checker reads a bye (after bbpPairings): a downfloat, and
+            # no side, since only played games count for the colour preference
+            lines[line].floats.append("down")
+            lines[line].byes += 1
+        for line, vp in played_round.vp.items():
+            lines[line].score += vp
+    return list(lines.values()), played
+
+
+def pair_swiss(
+    lines: Sequence[SwissLine],
+    played: set[tuple[int, int]],
+    *,
+    round_number: int,
+    total_rounds: int,
+    bye_score: float = 0.0,
+    top_seed_home: bool = True,
+) -> SwissPairing:
+    """Pair ``round_number`` by the FIDE Dutch system (lines absent from ``lines`` sit out)."""
+    if len(lines) < 2:
+        raise ValueError("a Swiss round needs at least two lines")
+    if round_number > 1 and played and not any(line.floats for line in lines):
+        raise ValueError("from round 2 the Dutch system needs each line's float history")
+    present = {line.id for line in lines}
+    previous = {pair for pair in played if pair[0] in present and pair[1] in present}
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        # the engine prints its diagnostics; they are not ours to show
+        warnings.simplefilter("error", MissingFloatHistoryWarning)
+        rows = cast(
+            list[dict[str, Any]],
+            generate_pairings(
+                system="dutch",
+                players=[line.as_player() for line in lines],
+                previous_pairings=previous,
+                round_number=round_number,
+                total_rounds=max(total_rounds, round_number),
+                bye_value=bye_score,
+                max_byes_per_player=1,
+                initial_color=HOME if top_seed_home else AWAY,
+            ),
+        )
+    pairs: list[tuple[int, int]] = []
+    bye: int | None = None
+    for row in sorted(rows, key=lambda row: int(row["table"])):
+        if row.get("black_id") is None:
+            bye = int(row["white_id"])
+        else:
+            pairs.append((int(row["white_id"]), int(row["black_id"])))
+    seated = [line for pair in pairs for line in pair] + ([bye] if bye is not None else [])
+    if sorted(seated) != sorted(present):
+        # the engine leaves lines out when no round without rematches exists
+        raise NoLegalRound(f"no legal Swiss round {round_number} for {len(present)} lines")
+    return SwissPairing(pairs=pairs, bye=bye)

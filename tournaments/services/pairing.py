@@ -1,0 +1,607 @@
+"""Danish, Swiss and Mitchell stages, paired one round at a time from the standings.
+
+A stage of these kinds has ONE group holding every line that plays in it (so the standings,
+pages and export that read groups work unchanged); a line's ``position`` is its start number
+(round-1 order; for Mitchell also its seat: odd positions North-South, even East-West). Each
+"pair the next round" reads the standings after the last round (with ``carry_over``, over the
+earlier Danish/Swiss/Mitchell stages too), calls ``tournaments.algorithms`` and saves the round.
+
+Entries during the event: a check-in list before round 1 (when any line is checked in, only
+checked-in lines are drawn); lines entered late join at the next pairing up to the stage's
+``late_entry_until_round``, with the bye score for each round they missed; a withdrawn line
+(``Entry.withdrawn``) is left out from the next pairing on (Mitchell: its opponent sits out with
+a bye). A bye is a done match without opponent whose score row is written here: it is part of
+the draw, not a result anyone enters.
+
+A result of an earlier round that changes once a later round is paired flags that later round
+(``Round.needs_review``); the organizer keeps it or pairs it again while it has no result.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.db.models import F
+from django.dispatch import receiver
+from django.utils.translation import gettext as _
+
+from tournaments.algorithms import danish, mitchell, swiss
+from tournaments.algorithms import standings as standings_algo
+from tournaments.algorithms import vp as vp_algo
+from tournaments.exceptions import PairingError, TournamentError
+from tournaments.models import (
+    PAIRED_BY_ROUND,
+    Entry,
+    Group,
+    GroupMember,
+    Match,
+    MatchResult,
+    Outcome,
+    Round,
+    Stage,
+)
+from tournaments.services import changelog
+from tournaments.services.standings import _played_matches
+from tournaments.services.vp import vp_table_from_model
+from tournaments.signals import match_result_changed
+
+logger = logging.getLogger(__name__)
+
+OPEN_GROUP_NAME = "A"
+
+
+@dataclass(frozen=True)
+class OpenStanding:
+    """A line's place in the standings that pair the next round."""
+
+    line_id: int
+    rank: int
+    vp: int
+    played: int
+    byes: int
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def chain_stages(stage) -> list[Stage]:
+    """The stages whose rounds count for this stage's pairing: itself and, with ``carry_over``,
+    the Danish/Swiss/Mitchell stages right before it (a Mitchell stage counts only itself)."""
+    chain = [stage]
+    if not stage.carry_over or stage.kind == Stage.Kind.MITCHELL:
+        return chain
+    for earlier in Stage.objects.filter(
+        tournament_id=stage.tournament_id, order__lt=stage.order
+    ).order_by("-order"):
+        if earlier.kind not in PAIRED_BY_ROUND:
+            break
+        chain.append(earlier)
+        if not earlier.carry_over or earlier.kind == Stage.Kind.MITCHELL:
+            break
+    return list(reversed(chain))
+
+
+def _chain_rows(stages):
+    """Done matches (values) and their results over ``stages``, with a running round number
+    across the stages so the progressive score and the Swiss history follow the play order."""
+    stage_ids = [s.pk for s in stages]
+    offset = {}
+    running = 0
+    for s in stages:
+        offset[s.pk] = running
+        running += Round.objects.filter(stage=s).count()
+    matches = list(
+        Match.objects.filter(round__stage_id__in=stage_ids, status=Match.Status.DONE).values(
+            "id",
+            "home_id",
+            "away_id",
+            "winner_id",
+            "outcome",
+            "round__number",
+            "round__stage_id",
+        )
+    )
+    for match in matches:
+        match["round__number"] += offset[match["round__stage_id"]]
+    results = list(
+        MatchResult.objects.filter(match__round__stage_id__in=stage_ids).values(
+            "match_id", "line_id", "points", "vp", "mp"
+        )
+    )
+    return matches, results
+
+
+def open_group(stage) -> Group | None:
+    return Group.objects.filter(stage=stage).order_by("order").first()
+
+
+def open_standings(stage, line_ids=None) -> list[OpenStanding]:
+    """The standings that pair the next round of ``stage`` (best first), over its chain."""
+    stages = chain_stages(stage)
+    group = open_group(stage)
+    if line_ids is None:
+        line_ids = (
+            list(group.members.order_by("position").values_list("line_id", flat=True))
+            if group
+            else []
+        )
+    matches, results = _chain_rows(stages)
+    known = set(line_ids)
+    played = [
+        m
+        for m in _played_matches(matches, results)
+        if m.home in known and (m.away is None or m.away in known)
+    ]
+    tournament = stage.tournament
+    tiebreaks = [
+        standings_algo.TieBreak(tb)
+        for tb in (stage.stage_tiebreaks or tournament.tiebreaks or [])
+        if tb != standings_algo.TieBreak.RATING
+    ]
+    rows = standings_algo.rank_group(
+        list(line_ids), played, tiebreaks, lots_seed=tournament.lots_seed
+    )
+    byes: dict[int, int] = defaultdict(int)
+    for match in played:
+        if match.away is None:
+            byes[match.home] += 1
+    return [
+        OpenStanding(row.line_id, index, row.vp, row.played, byes[row.line_id])
+        for index, row in enumerate(rows, start=1)
+    ]
+
+
+def _met_pairs(stages) -> set[frozenset[int]]:
+    pairs = Match.objects.filter(
+        round__stage__in=stages, home__isnull=False, away__isnull=False
+    ).values_list("home_id", "away_id")
+    return {frozenset(pair) for pair in pairs}
+
+
+def _pairing_byes(stages) -> dict[int, int]:
+    """Byes given by the draw (a late entry's missed rounds are not byes of the draw)."""
+    joined = {
+        (m["group__stage_id"], m["line_id"]): m["joined_round"]
+        for m in GroupMember.objects.filter(group__stage__in=stages).values(
+            "group__stage_id", "line_id", "joined_round"
+        )
+    }
+    counts: dict[int, int] = defaultdict(int)
+    for home_id, stage_id, number in Match.objects.filter(
+        round__stage__in=stages, outcome=Outcome.BYE, away__isnull=True, home__isnull=False
+    ).values_list("home_id", "round__stage_id", "round__number"):
+        if number >= joined.get((stage_id, home_id), 1):
+            counts[home_id] += 1
+    return counts
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _bye_score(stage):
+    """(VP, MP, won) of a bye as the stage scores it."""
+    if stage.bye_scoring == Stage.ByeScoring.SET_VP and stage.bye_vp is not None:
+        return stage.bye_vp, 0, False
+    try:
+        table = vp_table_from_model(stage.tournament.vp_table)
+    except TournamentError as error:
+        raise PairingError(error.message) from error
+    score = vp_algo.match_score(table, vp_algo.FORFEIT_MARGIN, vp_algo.Outcome.FORFEIT)
+    return score.vp_winner, score.mp_winner, True
+
+
+def _save_bye(stage, round_row, group, line_id):
+    vp, mp, won = _bye_score(stage)
+    match = Match.objects.create(
+        round=round_row,
+        group=group,
+        home_id=line_id,
+        away=None,
+        outcome=Outcome.BYE,
+        status=Match.Status.DONE,
+        winner_id=line_id if won else None,
+    )
+    MatchResult.objects.create(match=match, line_id=line_id, points=0, mp=mp, vp=vp, won=won)
+    return match
+
+
+def _active_entries(tournament):
+    entries = list(
+        Entry.objects.filter(tournament=tournament, withdrawn=False).order_by(
+            F("seed").asc(nulls_last=True), "id"
+        )
+    )
+    if any(entry.checked_in for entry in entries):
+        entries = [entry for entry in entries if entry.checked_in]
+    return entries
+
+
+def _start_order(stage, line_ids):
+    """Round-1 order: the standings of the earlier stages (carry-over), else seed or draw."""
+    stages = chain_stages(stage)
+    if len(stages) > 1:
+        previous = stages[-2]
+        ranked = [row.line_id for row in open_standings(previous, line_ids)]
+        return ranked
+    if stage.first_round == Stage.FirstRound.RANDOM:
+        order = sorted(line_ids)
+        random.Random(f"{stage.draw_seed}:{stage.pk}").shuffle(order)
+        return order
+    return list(line_ids)
+
+
+def _ensure_group(stage, user):
+    group = open_group(stage)
+    if group is not None:
+        return group
+    entries = _active_entries(stage.tournament)
+    line_ids = [entry.line_id for entry in entries]
+    if len(line_ids) < 2:
+        raise PairingError(_("At least two lines must be present to pair round 1."))
+    order = _start_order(stage, line_ids)
+    group = Group.objects.create(stage=stage, name=OPEN_GROUP_NAME, order=0)
+    GroupMember.objects.bulk_create(
+        GroupMember(group=group, line_id=line_id, position=position)
+        for position, line_id in enumerate(order, start=1)
+    )
+    changelog.record(
+        stage.tournament,
+        "stage.lines_drawn",
+        user=user,
+        stage=stage.pk,
+        lines=len(order),
+        checked_in=len(entries) < Entry.objects.filter(tournament=stage.tournament).count(),
+    )
+    return group
+
+
+def _add_late_entries(stage, group, next_number, user):
+    """Late entries join the next round, with the bye score for each round they missed."""
+    if stage.kind == Stage.Kind.MITCHELL:
+        return []
+    if stage.late_entry_until_round is None or next_number > stage.late_entry_until_round:
+        return []
+    members = set(group.members.values_list("line_id", flat=True))
+    late = [
+        entry.line_id
+        for entry in Entry.objects.filter(tournament=stage.tournament, withdrawn=False).order_by(
+            "id"
+        )
+        if entry.line_id not in members
+    ]
+    if not late:
+        return []
+    last_position = max(group.members.values_list("position", flat=True), default=0)
+    GroupMember.objects.bulk_create(
+        GroupMember(
+            group=group, line_id=line_id, position=last_position + index, joined_round=next_number
+        )
+        for index, line_id in enumerate(late, start=1)
+    )
+    for round_row in Round.objects.filter(stage=stage, number__lt=next_number):
+        for line_id in late:
+            _save_bye(stage, round_row, group, line_id)
+    changelog.record(
+        stage.tournament,
+        "stage.late_entries",
+        user=user,
+        stage=stage.pk,
+        lines=late,
+        round=next_number,
+    )
+    return late
+
+
+def _playing(group):
+    withdrawn = set(
+        Entry.objects.filter(tournament=group.stage.tournament, withdrawn=True).values_list(
+            "line_id", flat=True
+        )
+    )
+    return [m.line_id for m in group.members.order_by("position") if m.line_id not in withdrawn]
+
+
+def _swiss_pairs(stage, group, playing, next_number):
+    stages = chain_stages(stage)
+    standings = open_standings(stage, [m.line_id for m in group.members.order_by("position")])
+    start_numbers = {m.line_id: m.position for m in group.members.all()}
+    rounds = []
+    for s in stages:
+        for round_row in Round.objects.filter(stage=s).order_by("number"):
+            pairs = []
+            byes = []
+            vp: dict[int, float] = defaultdict(float)
+            for match in round_row.matches.prefetch_related("results"):
+                if match.home_id is None:
+                    continue
+                if match.away_id is None:
+                    byes.append(match.home_id)
+                else:
+                    pairs.append((match.home_id, match.away_id))
+                for result in match.results.all():
+                    vp[result.line_id] += result.vp
+            rounds.append(swiss.PlayedRound(pairs=pairs, byes=byes, vp=dict(vp)))
+    order = sorted(start_numbers, key=lambda line: start_numbers[line])
+    known = set(order)
+    rounds = [
+        swiss.PlayedRound(
+            pairs=[p for p in r.pairs if p[0] in known and p[1] in known],
+            byes=[b for b in r.byes if b in known],
+            vp={k: v for k, v in r.vp.items() if k in known},
+        )
+        for r in rounds
+    ]
+    lines, played = swiss.line_histories(order, rounds)
+    by_id = {line.id: line for line in lines}
+    scores = {row.line_id: row.vp for row in standings}
+    for line in lines:
+        if scores.get(line.id) != line.score:  # our standings and the library's input agree
+            logger.warning("swiss: line %s score %s vs standings %s", line.id, line.score, scores)
+    present = [by_id[line_id] for line_id in playing]
+    bye_vp, _mp, _won = _bye_score(stage)
+    try:
+        swiss_round = swiss.pair_swiss(
+            present,
+            played,
+            round_number=len(rounds) + 1,
+            total_rounds=len(rounds) + (stage.rounds_planned or next_number) - next_number + 1,
+            bye_score=float(bye_vp),
+        )
+    except swiss.NoLegalRound as error:
+        raise PairingError(
+            _("No Swiss pairing avoids every rematch: the stage has more rounds than it can pair.")
+        ) from error
+    return swiss_round.pairs, swiss_round.bye
+
+
+def _danish_pairs(stage, group, playing, next_number):
+    stages = chain_stages(stage)
+    if next_number == 1 and len(stages) == 1:
+        pairing = danish.first_round(playing)
+    else:
+        standings = open_standings(stage, [m.line_id for m in group.members.all()])
+        present = set(playing)
+        order = [row.line_id for row in standings if row.line_id in present]
+        pairing = danish.pair_danish(order, _met_pairs(stages), _pairing_byes(stages))
+    return pairing.pairs, pairing.bye
+
+
+def _mitchell_tables(stage, group, playing, next_number):
+    order = list(group.members.order_by("position").values_list("line_id", flat=True))
+    rounds = stage.rounds_planned or mitchell.table_count(len(order))
+    try:
+        tables = mitchell.mitchell_round(
+            order, next_number, rounds=rounds, arrow_switch=stage.arrow_switch
+        )
+    except ValueError as error:
+        raise PairingError(
+            _("A Mitchell movement of %(tables)d tables has at most %(tables)d rounds.")
+            % {"tables": mitchell.table_count(len(order))}
+        ) from error
+    present = set(playing)
+    result = []
+    for table in tables:
+        home, away = table.home, table.away
+        if home not in present:
+            home = None
+        if away not in present:
+            away = None
+        result.append((table.table, home, away))
+    return result
+
+
+@transaction.atomic
+def pair_next_round(stage, *, user=None) -> Round:
+    """Pair and save the next round of a Danish, Swiss or Mitchell stage."""
+    stage = Stage.objects.select_for_update().select_related("tournament").get(pk=stage.pk)
+    if stage.kind not in PAIRED_BY_ROUND:
+        raise PairingError(_("Only Danish, Swiss and Mitchell stages are paired round by round."))
+    if stage.status == Stage.Status.CLOSED:
+        raise PairingError(_("Stage “%(stage)s” is closed.") % {"stage": stage.name})
+    last = Round.objects.filter(stage=stage).order_by("-number").first()
+    if last is not None:
+        pending = Match.objects.filter(round=last).exclude(status=Match.Status.DONE).count()
+        if pending:
+            raise PairingError(
+                _("Round %(number)d still has matches without a result.") % {"number": last.number}
+            )
+    else:
+        for earlier in chain_stages(stage)[:-1]:
+            if (
+                Match.objects.filter(round__stage=earlier)
+                .exclude(status=Match.Status.DONE)
+                .exists()
+            ):
+                raise PairingError(
+                    _("Stage “%(stage)s” still has matches without a result.")
+                    % {"stage": earlier.name}
+                )
+    next_number = last.number + 1 if last else 1
+    if stage.rounds_planned and next_number > stage.rounds_planned:
+        raise PairingError(
+            _("All %(n)d rounds of “%(stage)s” are paired.")
+            % {"n": stage.rounds_planned, "stage": stage.name}
+        )
+    group = _ensure_group(stage, user)
+    late = _add_late_entries(stage, group, next_number, user)
+    playing = _playing(group)
+    if len(playing) < 2:
+        raise PairingError(_("At least two lines must be present to pair round 1."))
+    round_row = Round.objects.create(stage=stage, number=next_number)
+    matches = []
+    if stage.kind == Stage.Kind.MITCHELL:
+        for table, home, away in _mitchell_tables(stage, group, playing, next_number):
+            if home is None and away is None:
+                continue
+            if home is None or away is None:
+                _save_bye(stage, round_row, group, home or away)
+                continue
+            matches.append(
+                Match(round=round_row, group=group, home_id=home, away_id=away, table_number=table)
+            )
+    else:
+        if stage.kind == Stage.Kind.SWISS:
+            pairs, bye = _swiss_pairs(stage, group, playing, next_number)
+        else:
+            pairs, bye = _danish_pairs(stage, group, playing, next_number)
+        for table, (home, away) in enumerate(pairs, start=1):
+            matches.append(
+                Match(round=round_row, group=group, home_id=home, away_id=away, table_number=table)
+            )
+        if bye is not None:
+            _save_bye(stage, round_row, group, bye)
+    Match.objects.bulk_create(matches, batch_size=500)
+    if stage.status == Stage.Status.PENDING:
+        stage.status = Stage.Status.RUNNING
+        stage.save(update_fields=["status"])
+    changelog.record(
+        stage.tournament,
+        "round.paired",
+        user=user,
+        stage=stage.pk,
+        round=next_number,
+        kind=str(stage.kind),
+        matches=len(matches),
+        late_entries=late,
+    )
+    logger.info("stage %s: round %d paired, %d matches", stage.pk, next_number, len(matches))
+    return round_row
+
+
+def _round_has_results(round_row) -> bool:
+    return (
+        MatchResult.objects.filter(match__round=round_row)
+        .exclude(match__outcome=Outcome.BYE)
+        .exists()
+    )
+
+
+@transaction.atomic
+def repair_round(round_row, *, user=None) -> Round:
+    """Throw away an unplayed round and pair it again from the corrected standings."""
+    round_row = Round.objects.select_for_update().select_related("stage").get(pk=round_row.pk)
+    stage = round_row.stage
+    if Round.objects.filter(stage=stage, number__gt=round_row.number).exists():
+        raise PairingError(_("Only the last round of a stage can be paired again."))
+    if _round_has_results(round_row):
+        raise PairingError(
+            _("Round %(number)d already has results: it can no longer be paired again.")
+            % {"number": round_row.number}
+        )
+    number = round_row.number
+    Match.objects.filter(round=round_row).delete()
+    round_row.delete()
+    changelog.record(stage.tournament, "round.unpaired", user=user, stage=stage.pk, round=number)
+    return pair_next_round(stage, user=user)
+
+
+@transaction.atomic
+def keep_round(round_row, *, user=None) -> Round:
+    """The organizer keeps a flagged round as paired."""
+    Round.objects.filter(pk=round_row.pk).update(needs_review=False)
+    round_row.needs_review = False
+    changelog.record(
+        round_row.stage.tournament,
+        "round.kept",
+        user=user,
+        stage=round_row.stage_id,
+        round=round_row.number,
+    )
+    return round_row
+
+
+@receiver(match_result_changed, dispatch_uid="tournaments.services.pairing.flag")
+def flag_later_rounds(sender, match, **kwargs):
+    """A result of an earlier round changed: flag the rounds paired after it."""
+    round_row = getattr(match, "round", None)
+    if round_row is None:
+        return
+    stage = round_row.stage
+    if stage.kind not in PAIRED_BY_ROUND:
+        return
+    flagged = Round.objects.filter(stage=stage, number__gt=round_row.number).update(
+        needs_review=True
+    )
+    later = Stage.objects.filter(
+        tournament_id=stage.tournament_id, order__gt=stage.order, kind__in=PAIRED_BY_ROUND
+    )
+    for later_stage in later:
+        if stage in chain_stages(later_stage):
+            flagged += Round.objects.filter(stage=later_stage).update(needs_review=True)
+    if flagged:
+        changelog.record(
+            stage.tournament,
+            "round.flagged",
+            match=match,
+            stage=stage.pk,
+            round=round_row.number,
+        )
+
+
+# --------------------------------------------------------------------------- check-in, cards
+
+
+def set_check_in(tournament, line_ids, *, user=None) -> int:
+    """Mark the present lines (the check-in list before round 1); the others are absent."""
+    line_ids = set(line_ids)
+    entries = list(Entry.objects.filter(tournament=tournament))
+    changed = []
+    for entry in entries:
+        present = entry.line_id in line_ids
+        if entry.checked_in != present:
+            entry.checked_in = present
+            changed.append(entry)
+    Entry.objects.bulk_update(changed, ["checked_in"])
+    changelog.record(
+        tournament, "entries.checked_in", user=user, present=sorted(line_ids), changed=len(changed)
+    )
+    return len([e for e in entries if e.line_id in line_ids])
+
+
+@dataclass(frozen=True)
+class NextSeat:
+    """Where a line plays next in a Mitchell stage (for the table card)."""
+
+    table: int
+    direction: mitchell.Direction
+
+
+def mitchell_next_seats(stage, round_number) -> dict[int, NextSeat]:
+    """Each line's seat in the round after ``round_number`` (none after the last round)."""
+    group = open_group(stage)
+    if group is None:
+        return {}
+    order = list(group.members.order_by("position").values_list("line_id", flat=True))
+    n_tables = mitchell.table_count(len(order))
+    rounds = stage.rounds_planned or n_tables
+    if round_number >= rounds:
+        return {}
+    seats = mitchell.directions(order)
+    return {
+        line: NextSeat(
+            mitchell.seat_in_round(seat, round_number + 1, n_tables).table, seat.direction
+        )
+        for line, seat in seats.items()
+    }
+
+
+def line_directions(stage) -> dict[int, mitchell.Direction]:
+    group = open_group(stage)
+    if group is None:
+        return {}
+    order = list(group.members.order_by("position").values_list("line_id", flat=True))
+    return {line: seat.direction for line, seat in mitchell.directions(order).items()}
+
+
+def open_seeds(stage, count) -> list[int]:
+    """The top ``count`` lines of a Danish/Swiss/Mitchell stage, to seed a knock-out."""
+    rows = open_standings(stage)
+    if len(rows) < count:
+        raise PairingError(
+            _("Stage “%(stage)s” has fewer than %(n)d lines.") % {"stage": stage.name, "n": count}
+        )
+    return [row.line_id for row in rows[:count]]
