@@ -235,6 +235,9 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # Scoped throttles (the views name their scope); counted in the default cache: locmem on
     # one process, Redis (CACHE_URL) across workers.
+    # The client's address for anonymous throttles: REMOTE_ADDR, or behind the HTTPS proxy the
+    # X-Forwarded-For entry it appended (never one the client wrote).
+    "NUM_PROXIES": 1 if SECURE_PROXY_SSL_HEADER else 0,
     "DEFAULT_THROTTLE_RATES": {
         "record-submission": env.str("THROTTLE_RECORD_SUBMISSION", default="30/min"),
         "export": env.str("THROTTLE_EXPORT", default="60/min"),

@@ -38,9 +38,11 @@
     function faceNode(code) {
       if (!faces[code]) return el("span", "", code);
       if (!parsedFaces[code]) {
-        var doc = svgParser.parseFromString(faces[code].svg, "image/svg+xml");
-        var svg = doc.documentElement;
-        parsedFaces[code] = svg && svg.namespaceURI === "http://www.w3.org/2000/svg" && !doc.querySelector("parsererror")
+        // inside an element that declares the SVG namespace, which the inline markup leaves out
+        var doc = svgParser.parseFromString(
+          '<svg xmlns="http://www.w3.org/2000/svg">' + faces[code].svg + "</svg>", "image/svg+xml");
+        var svg = doc.documentElement.firstElementChild;
+        parsedFaces[code] = svg && !doc.querySelector("parsererror")
           ? document.importNode(svg, true) : el("span", "", code);
       }
       return parsedFaces[code].cloneNode(true);
