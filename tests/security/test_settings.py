@@ -69,7 +69,9 @@ def test_the_server_refuses_to_start_without_a_secret_key(entry_point):
     assert "ImproperlyConfigured" in result.stderr
     assert "SECRET_KEY" in result.stderr
     # with a key it starts
-    assert _run(["-c", f"import {entry_point}"], DEBUG="false", SECRET_KEY=STRONG_KEY).returncode == 0
+    assert (
+        _run(["-c", f"import {entry_point}"], DEBUG="false", SECRET_KEY=STRONG_KEY).returncode == 0
+    )
 
 
 def test_production_settings_follow_https():

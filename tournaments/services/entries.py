@@ -271,7 +271,8 @@ def parse_lines_csv(file) -> list[LineRow]:
         delimiter = dialect.delimiter
     except csv.Error:
         delimiter = ","
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    # newline="": a quoted cell may hold a line break (the csv module's own advice)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         header = next(reader)
     except StopIteration:
