@@ -224,6 +224,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "tournaments.api.renderers.CSPBrowsableAPIRenderer",
+    ],
     "DEFAULT_PARSER_CLASSES": [
         "tournaments.api.parsers.JSONParser",
         "rest_framework.parsers.FormParser",

@@ -119,3 +119,13 @@ def test_login_without_next_lands_on_the_desk(client, django_user_model, db):
     )
     assert response.status_code == 302
     assert response.headers["Location"] == reverse("desk:home")
+
+
+def test_the_browsable_api_relaxes_styles_only_on_its_html(client, db):
+    html = client.get("/api/v1/tournaments/", HTTP_ACCEPT="text/html")
+    assert html.status_code == 200
+    policy = html.headers["Content-Security-Policy"]
+    assert "style-src 'self' 'unsafe-inline'" in policy
+    assert "script-src 'self';" in policy + ";"
+    as_json = client.get("/api/v1/tournaments/", HTTP_ACCEPT="application/json")
+    assert "unsafe-inline" not in as_json.headers["Content-Security-Policy"]
