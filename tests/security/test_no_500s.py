@@ -101,3 +101,15 @@ def test_a_nul_in_a_csv_imported_name_is_refused():
         entries.import_lines_csv(tournament, csv.encode())
     assert refused.value.errors[0][0] == 2
     assert not Line.objects.exists() and not Player.objects.exists()
+
+
+def test_a_lone_surrogate_in_any_api_body_is_a_400():
+    """Found by test_fuzz_no_500: a field error echoing ``"\\ud800"`` could not be encoded."""
+    organizer = factories.user("org-api-surrogate", is_staff=True)
+    response = _api(organizer).post(
+        "/api/v1/tournaments/",
+        data='{"slug": "x\\ud800", "name": "\\ud800", "variant": "\\udfff"}',
+        content_type="application/json",
+    )
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "malformed_json"
