@@ -27,7 +27,6 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 from tournaments.algorithms import vp as vp_algo
 from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.forms import (
-    CATEGORIES,
     CloseStageForm,
     CreateGroupsForm,
     DealFormSet,
@@ -35,6 +34,7 @@ from tournaments.forms import (
     PresetTournamentForm,
     ResultForm,
     deals_from_formset,
+    result_categories,
 )
 from tournaments.models import (
     ChangeLog,
@@ -707,7 +707,8 @@ class MatchAdmin(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
-    def _initial_deals(self, match):
+    def _initial_deals(self, match, categories):
+        known = {key for key, _label in categories}
         deals = {}
         for deal in match.deals.all():
             row = deals.setdefault(
@@ -716,15 +717,11 @@ class MatchAdmin(admin.ModelAdmin):
             )
             side = "home" if deal.line_id == match.home_id else "away"
             row[f"{side}_points"] = deal.points
-            known = {key for key, _label in CATEGORIES}
-            other = 0
+            # a key the variant does not score (an old catch-all) has no column: the
+            # referee then asks for the breakdown to be corrected before saving
             for key, value in deal.breakdown.items():
                 if key in known:
                     row[f"{side}_{key}"] = value
-                else:
-                    other += value
-            if other:
-                row[f"{side}_other"] = other
         rows = [deals[n] for n in sorted(deals)]
         tiebreaks = [row for row in rows if row["tiebreak"]]
         # The last capture of a level last tie-break deal is not stored: its maker lost.
@@ -741,9 +738,12 @@ class MatchAdmin(admin.ModelAdmin):
         if not self.has_change_permission(request, match):
             return HttpResponseRedirect(reverse("admin:tournaments_match_changelist"))
         tournament = match.round.stage.tournament
+        categories = result_categories(tournament)
         if request.method == "POST":
             form = ResultForm(request.POST)
-            formset = DealFormSet(request.POST, prefix="deals")
+            formset = DealFormSet(
+                request.POST, prefix="deals", form_kwargs={"categories": categories}
+            )
             if form.is_valid() and formset.is_valid():
                 data = form.cleaned_data
                 offender = {"home": match.home, "away": match.away}.get(data["offender"])
@@ -762,11 +762,12 @@ class MatchAdmin(admin.ModelAdmin):
                     messages.success(request, _("Result stored for %(match)s.") % {"match": match})
                     return HttpResponseRedirect(reverse("admin:tournaments_match_changelist"))
         else:
-            initial_deals = self._initial_deals(match)
+            initial_deals = self._initial_deals(match, categories)
             default_deals = tournament.end_value if tournament.end_rule == "deals" else 3
             formset = DealFormSet(
                 prefix="deals",
                 initial=initial_deals or [{} for _i in range(default_deals)],
+                form_kwargs={"categories": categories},
             )
             offender = ""
             if match.offender_id:
@@ -781,7 +782,7 @@ class MatchAdmin(admin.ModelAdmin):
             "tournament": tournament,
             "form": form,
             "formset": formset,
-            "categories": CATEGORIES,
+            "categories": categories,
             "opts": self.model._meta,
             "original": match,
         }

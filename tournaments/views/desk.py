@@ -16,11 +16,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-# The engine's breakdown keys, so hand-entered and verified deals are stored alike.
-from games.engine.scoring import CLASSIC_CATEGORIES
-from games.engine.scoring import FIFTEEN_CATEGORIES as SCOPA15_CATEGORIES
 from tournaments.exceptions import ResultError, TournamentError
-from tournaments.models import DealResult, Match, Outcome, Stage, Tournament, Variant
+from tournaments.models import DealResult, Match, Outcome, Stage, Tournament
 from tournaments.views import selectors as sel
 
 logger = logging.getLogger(__name__)
@@ -192,20 +189,13 @@ def _positive_int(raw, *, default):
 
 
 def _categories(tournament):
-    categories = list(
-        SCOPA15_CATEGORIES if tournament.variant == Variant.SCOPA_15 else CLASSIC_CATEGORIES
-    )
-    options = tournament.options or {}
-    for option in ("rebello", "napola"):
-        if options.get(option):
-            categories.append(option)
-    return categories
+    """The variant's breakdown keys under the tournament's options (the engine's registry), so
+    hand-entered and verified deals are stored alike."""
+    return list(sel.scoring_categories(tournament))
 
 
 def _category_label(category):
-    from tournaments.views.public import _category_label as label
-
-    return label(category)
+    return sel.category_label(category)
 
 
 def _blank_row(number, categories):
