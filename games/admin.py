@@ -9,7 +9,6 @@ import json
 import logging
 
 from django.contrib import admin, messages
-from django.db.models import Q
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
@@ -17,15 +16,16 @@ from django.utils.translation import ngettext
 from games import services
 from games.exceptions import SubmissionError
 from games.models import Submission
+from tournaments import access
+from tournaments.access import Action
 from tournaments.exceptions import TournamentError
 
 logger = logging.getLogger(__name__)
 
 
-def _organizes(user, submission):
-    if user.is_superuser:
-        return True
-    return submission.match.round.stage.tournament.organizers.filter(pk=user.pk).exists()
+def _decides(user, submission):
+    """Rerunning a record and choosing the standing version decide a disputed result."""
+    return access.can_manage(user, submission.match.round.stage.tournament, Action.DECIDE)
 
 
 class MismatchFilter(admin.SimpleListFilter):
@@ -72,7 +72,7 @@ class SubmissionAdmin(admin.ModelAdmin):
         MismatchFilter,
         "is_standing",
         "source",
-        "match__round__stage__tournament",
+        ("match__round__stage__tournament", admin.RelatedOnlyFieldListFilter),
     ]
     list_select_related = [
         "match__round__stage__tournament",
@@ -110,10 +110,8 @@ class SubmissionAdmin(admin.ModelAdmin):
         qs = super().get_queryset(request)
         if request.user.is_superuser:
             return qs
-        return qs.filter(
-            Q(match__round__stage__tournament__organizers=request.user)
-            | Q(match__round__stage__tournament__referees=request.user)
-        ).distinct()
+        managed = access.managed_tournaments(request.user, Action.VIEW_DESK)
+        return qs.filter(match__round__stage__tournament__in=managed.values("pk"))
 
     def has_add_permission(self, request):
         return False  # records arrive through the API or the import
@@ -169,7 +167,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     def rerun(self, request, queryset):
         done = 0
         for submission in queryset.select_related("match__round__stage__tournament"):
-            if not _organizes(request.user, submission):
+            if not _decides(request.user, submission):
                 continue
             services.rerun_verification(submission)
             done += 1
@@ -189,9 +187,11 @@ class SubmissionAdmin(admin.ModelAdmin):
             self.message_user(request, _("Choose exactly one version."), messages.ERROR)
             return
         submission = queryset.select_related("match__round__stage__tournament").get()
-        if not _organizes(request.user, submission):
+        if not _decides(request.user, submission):
             self.message_user(
-                request, _("Only the tournament's organizers may do this."), messages.ERROR
+                request,
+                _("Only the tournament's organizers and referees may do this."),
+                messages.ERROR,
             )
             return
         try:

@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 
 from ratings.models import Pool
 from ratings.services import export, queries
-from tournaments.models import Player
+from tournaments import access
 
 logger = logging.getLogger(__name__)
 
@@ -45,10 +45,10 @@ class ExportRangeError(ValueError):
 
 @require_GET
 def leaderboard(request):
-    pool = request.GET.get("pool") or Pool.SINGLES
+    pool = request.GET.get("pool") or queries.default_pool()
     if pool not in Pool.values:
         raise Http404("unknown pool")
-    rows = queries.leaderboard(pool)
+    rows = queries.leaderboard(pool, viewer=request.user)
     return render(
         request,
         "ratings/leaderboard.html",
@@ -65,7 +65,8 @@ def leaderboard(request):
 
 @require_GET
 def player(request, player_id):
-    person = get_object_or_404(Player, pk=player_id)
+    # a player is shown only through a tournament the viewer may see: 404 otherwise
+    person = get_object_or_404(access.visible_players(request.user), pk=player_id)
     ratings = queries.player_ratings(person)
     return render(
         request,

@@ -20,10 +20,12 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
+from tournaments import access
+from tournaments.access import Action
 from tournaments.algorithms import vp as vp_algo
 from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.forms import (
@@ -48,13 +50,25 @@ from tournaments.models import (
     MatchResult,
     Outcome,
     Player,
+    Role,
     Round,
     Stage,
     Tournament,
+    TournamentRole,
     VPTable,
     VPTableRow,
 )
-from tournaments.services import changelog, entries, presets, results, schedule, standings
+from tournaments.services import (
+    changelog,
+    entries,
+    presets,
+    results,
+    roles,
+    schedule,
+    standings,
+)
+
+from . import admin_texts  # noqa: F401  (site header, gender-neutral admin messages)
 
 logger = logging.getLogger(__name__)
 
@@ -90,6 +104,109 @@ class LoggedAdminMixin:
             )
 
 
+class TournamentScopedAdmin:
+    """Rows of tournaments the user's roles cover, through ``tournaments.access``.
+
+    The model permission (Django's ``change_match`` and the like) is still needed; on top of it,
+    a row is listed only where the user may see the tournament's desk, and changed or deleted
+    only where the user may do ``change_action``. Staff status alone shows nothing.
+    """
+
+    tournament_path = ""  # the lookup from this model to its tournament; "" is the tournament
+    change_action = Action.EDIT_TOURNAMENT
+
+    def _tournament_filter(self, tournaments):
+        key = f"{self.tournament_path}__in" if self.tournament_path else "pk__in"
+        return {key: tournaments}
+
+    def tournament_of_object(self, obj):
+        for name in self.tournament_path.split("__") if self.tournament_path else []:
+            obj = getattr(obj, name)
+        return obj
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        managed = access.managed_tournaments(request.user, Action.VIEW_DESK)
+        return queryset.filter(**self._tournament_filter(managed.values("pk")))
+
+    def _may(self, request, obj, action):
+        return obj is None or access.can_manage(
+            request.user, self.tournament_of_object(obj), action
+        )
+
+    def has_view_permission(self, request, obj=None):
+        return super().has_view_permission(request, obj) and self._may(
+            request, obj, Action.VIEW_DESK
+        )
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and self._may(
+            request, obj, self.change_action
+        )
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and self._may(
+            request, obj, self.change_action
+        )
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        """Tournament, stage, round and group choices only from tournaments the user runs."""
+        if not request.user.is_superuser:
+            managed = access.managed_tournaments(request.user, self.change_action).values("pk")
+            model = db_field.related_model
+            if model is Tournament:
+                kwargs["queryset"] = Tournament.objects.filter(pk__in=managed)
+            elif model is Stage:
+                kwargs["queryset"] = Stage.objects.filter(tournament__in=managed)
+            elif model is Round:
+                kwargs["queryset"] = Round.objects.filter(stage__tournament__in=managed)
+            elif model is Group:
+                kwargs["queryset"] = Group.objects.filter(stage__tournament__in=managed)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class SharedPeopleAdmin:
+    """Players and lines belong to no one tournament: a non-superuser sees those of the
+    tournaments they may see, and those not entered anywhere yet (to enter them)."""
+
+    def get_queryset(self, request):
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        visible = (
+            access.visible_players(request.user)
+            if queryset.model is Player
+            else access.visible_lines(request.user)
+        )
+        unentered = (
+            Player.objects.exclude(memberships__line__entries__isnull=False)
+            if queryset.model is Player
+            else Line.objects.filter(entries__isnull=True)
+        )
+        return queryset.filter(pk__in=visible.values("pk").union(unentered.values("pk")))
+
+    def _may_change(self, request, obj):
+        """A player or line is changed by whoever manages the entries of every tournament it
+        is entered in (anyone with the model permission while it is entered nowhere)."""
+        if obj is None or request.user.is_superuser:
+            return True
+        entered_in = Tournament.objects.filter(
+            entries__line__in=[obj] if isinstance(obj, Line) else obj.lines.all()
+        ).distinct()
+        return all(
+            access.can_manage(request.user, tournament, Action.MANAGE_ENTRIES)
+            for tournament in entered_in
+        )
+
+    def has_change_permission(self, request, obj=None):
+        return super().has_change_permission(request, obj) and self._may_change(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return super().has_delete_permission(request, obj) and self._may_change(request, obj)
+
+
 class _SubqueryCount(Subquery):
     """A correlated COUNT(*) subquery (no join fan-out in change lists)."""
 
@@ -120,7 +237,7 @@ def confirm_page(modeladmin, request, queryset, *, action, title, message, form=
 
 
 @admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
+class PlayerAdmin(SharedPeopleAdmin, admin.ModelAdmin):
     list_display = ["name", "federation_id", "club", "city", "user"]
     search_fields = ["name", "federation_id", "club", "city"]
     list_per_page = 100
@@ -136,7 +253,7 @@ class LineMemberInline(admin.TabularInline):
 
 
 @admin.register(Line)
-class LineAdmin(admin.ModelAdmin):
+class LineAdmin(SharedPeopleAdmin, admin.ModelAdmin):
     list_display = ["name", "players_list", "created_at"]
     search_fields = ["name", "members__player__name", "members__player__federation_id"]
     inlines = [LineMemberInline]
@@ -216,6 +333,32 @@ class EntryInline(admin.TabularInline):
         return super().get_queryset(request).select_related("line")
 
 
+class TournamentRoleInline(admin.TabularInline):
+    """Who holds which role in the tournament; only those who may manage roles change it."""
+
+    model = TournamentRole
+    fk_name = "tournament"
+    extra = 0
+    fields = ["user", "role", "granted_by", "granted_at"]
+    readonly_fields = ["granted_by", "granted_at"]
+    raw_id_fields = ["user"]
+
+    def _may(self, request, obj):
+        return obj is not None and access.can_manage(request.user, obj, Action.MANAGE_ROLES)
+
+    def has_view_permission(self, request, obj=None):
+        return obj is not None and access.can_manage(request.user, obj, Action.VIEW_DESK)
+
+    def has_add_permission(self, request, obj=None):
+        return self._may(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return self._may(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return self._may(request, obj)
+
+
 class StageInline(admin.TabularInline):
     model = Stage
     extra = 0
@@ -224,7 +367,7 @@ class StageInline(admin.TabularInline):
 
 
 @admin.register(Tournament)
-class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
+class TournamentAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin):
     list_display = [
         "name",
         "start_date",
@@ -241,8 +384,7 @@ class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
     date_hierarchy = "start_date"
     prepopulated_fields = {"slug": ["name"]}
     autocomplete_fields = ["vp_table"]
-    filter_horizontal = ["organizers", "referees"]
-    inlines = [StageInline, EntryInline]
+    inlines = [StageInline, EntryInline, TournamentRoleInline]
     fieldsets = [
         (
             None,
@@ -262,17 +404,30 @@ class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
                     "vp_table",
                     "tiebreaks",
                     "lots_seed",
+                    "rated_when_private",
                 ]
             },
         ),
-        (gettext_lazy("People"), {"fields": ["organizers", "referees"]}),
     ]
 
     def _tournament_of(self, obj):
         return obj
 
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if not change:  # whoever creates a tournament runs it
+            roles.grant(obj, request.user, Role.ORGANIZER, by=request.user)
+
     def save_formset(self, request, form, formset, change):
-        super().save_formset(request, form, formset, change)
+        if formset.model is TournamentRole:
+            for role in formset.save(commit=False):
+                role.granted_by = role.granted_by or request.user
+                role.save()
+            for role in formset.deleted_objects:
+                role.delete()
+            access.forget_roles(request.user)
+        else:
+            super().save_formset(request, form, formset, change)
         if formset.has_changed():
             changelog.record(
                 form.instance,
@@ -344,8 +499,8 @@ class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
         return TemplateResponse(request, "admin/tournaments/tournament/from_preset.html", context)
 
     def import_lines_view(self, request, pk):
-        tournament = get_object_or_404(Tournament, pk=pk)
-        if not self.has_change_permission(request, tournament):
+        tournament = get_object_or_404(self.get_queryset(request), pk=pk)
+        if not access.can_manage(request.user, tournament, Action.MANAGE_ENTRIES):
             return HttpResponseRedirect(reverse("admin:tournaments_tournament_changelist"))
         form = LineImportForm(request.POST or None, request.FILES or None)
         errors = []
@@ -388,7 +543,7 @@ class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
         return TemplateResponse(request, "admin/tournaments/tournament/import_lines.html", context)
 
     def standings_view(self, request, pk):
-        tournament = get_object_or_404(Tournament, pk=pk)
+        tournament = get_object_or_404(self.get_queryset(request), pk=pk)
         if not self.has_view_permission(request, tournament):
             return HttpResponseRedirect(reverse("admin:tournaments_tournament_changelist"))
         stages = []
@@ -423,9 +578,11 @@ class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Entry)
-class EntryAdmin(LoggedAdminMixin, admin.ModelAdmin):
+class EntryAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin):
+    tournament_path = "tournament"
+    change_action = Action.MANAGE_ENTRIES
     list_display = ["line", "tournament", "seed", "withdrawn"]
-    list_filter = ["withdrawn", "tournament"]
+    list_filter = ["withdrawn", ("tournament", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["line__name", "line__members__player__name", "tournament__name"]
     autocomplete_fields = ["tournament", "line"]
     list_select_related = ["line", "tournament"]
@@ -447,7 +604,9 @@ class GroupInline(admin.TabularInline):
 
 
 @admin.register(Stage)
-class StageAdmin(LoggedAdminMixin, admin.ModelAdmin):
+class StageAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin):
+    tournament_path = "tournament"
+    change_action = Action.RUN_STAGES
     list_display = ["name", "tournament", "order", "kind", "status", "group_count", "match_count"]
     list_filter = ["kind", "status"]
     search_fields = ["name", "tournament__name"]
@@ -481,7 +640,13 @@ class StageAdmin(LoggedAdminMixin, admin.ModelAdmin):
         if queryset.count() != 1:
             self.message_user(request, _("Select exactly one stage."), messages.ERROR)
             return None
-        return queryset.select_related("tournament").first()
+        stage = queryset.select_related("tournament").first()
+        if not access.can_manage(request.user, stage.tournament, Action.RUN_STAGES):
+            self.message_user(
+                request, _("You may not run the stages of this tournament."), messages.ERROR
+            )
+            return None
+        return stage
 
     @admin.action(description=gettext_lazy("Create the groups (snake by seed)"))
     def create_groups(self, request, queryset):
@@ -595,9 +760,11 @@ class GroupMemberInline(admin.TabularInline):
 
 
 @admin.register(Group)
-class GroupAdmin(LoggedAdminMixin, admin.ModelAdmin):
+class GroupAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin):
+    tournament_path = "stage__tournament"
+    change_action = Action.RUN_STAGES
     list_display = ["name", "stage", "standings_link"]
-    list_filter = ["stage__tournament"]
+    list_filter = [("stage__tournament", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["name", "stage__name", "stage__tournament__name"]
     list_select_related = ["stage__tournament"]
     inlines = [GroupMemberInline]
@@ -612,9 +779,11 @@ class GroupAdmin(LoggedAdminMixin, admin.ModelAdmin):
 
 
 @admin.register(Round)
-class RoundAdmin(admin.ModelAdmin):
+class RoundAdmin(TournamentScopedAdmin, admin.ModelAdmin):
+    tournament_path = "stage__tournament"
+    change_action = Action.RUN_STAGES
     list_display = ["__str__", "stage", "number", "starts_at"]
-    list_filter = ["stage__tournament"]
+    list_filter = [("stage__tournament", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["name", "stage__name"]
     list_select_related = ["stage__tournament"]
 
@@ -643,7 +812,9 @@ class MatchResultInline(DealResultInline):
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
+    tournament_path = "round__stage__tournament"
+    change_action = Action.ENTER_RESULTS
     list_display = [
         "__str__",
         "tournament_name",
@@ -655,7 +826,12 @@ class MatchAdmin(admin.ModelAdmin):
         "winner",
         "result_link",
     ]
-    list_filter = ["status", "outcome", "round__stage__kind", "round__stage__tournament"]
+    list_filter = [
+        "status",
+        "outcome",
+        "round__stage__kind",
+        ("round__stage__tournament", admin.RelatedOnlyFieldListFilter),
+    ]
     search_fields = ["home__name", "away__name", "round__stage__tournament__name"]
     list_select_related = ["home", "away", "winner", "group", "round__stage__tournament"]
     autocomplete_fields = ["home", "away", "winner", "offender"]
@@ -733,7 +909,8 @@ class MatchAdmin(admin.ModelAdmin):
 
     def enter_result_view(self, request, pk):
         match = get_object_or_404(
-            Match.objects.select_related("home", "away", "round__stage__tournament"), pk=pk
+            self.get_queryset(request).select_related("home", "away", "round__stage__tournament"),
+            pk=pk,
         )
         if not self.has_change_permission(request, match):
             return HttpResponseRedirect(reverse("admin:tournaments_match_changelist"))
@@ -791,6 +968,12 @@ class MatchAdmin(admin.ModelAdmin):
     @admin.action(description=gettext_lazy("Delete the results of the selected matches"))
     def delete_results(self, request, queryset):
         queryset = queryset.filter(status=Match.Status.DONE).exclude(outcome=Outcome.BYE)
+        if not request.user.is_superuser:
+            queryset = queryset.filter(
+                round__stage__tournament__in=access.managed_tournaments(
+                    request.user, Action.ENTER_RESULTS
+                ).values("pk")
+            )
         if "apply" not in request.POST:
             return confirm_page(
                 self,
@@ -824,10 +1007,29 @@ class MatchAdmin(admin.ModelAdmin):
         return None
 
 
+class ChangeActionFilter(admin.SimpleListFilter):
+    """Filter by action, listed by their labels rather than their codes."""
+
+    title = gettext_lazy("action")
+    parameter_name = "action"
+
+    def lookups(self, request, model_admin):
+        from tournaments.views.desk import _labelled
+
+        visible = model_admin.get_queryset(request)
+        actions = visible.order_by("action").values_list("action", flat=True).distinct()
+        rows = _labelled([ChangeLog(action=action, detail={}) for action in actions])
+        return [(row.action, row.action_label) for row in rows]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(action=self.value()) if self.value() else queryset
+
+
 @admin.register(ChangeLog)
-class ChangeLogAdmin(admin.ModelAdmin):
-    list_display = ["created_at", "tournament", "action", "user", "match", "detail_text"]
-    list_filter = ["action", "tournament"]
+class ChangeLogAdmin(TournamentScopedAdmin, admin.ModelAdmin):
+    tournament_path = "tournament"
+    list_display = ["created_at", "tournament", "action_text", "user", "match", "detail_text"]
+    list_filter = [ChangeActionFilter, ("tournament", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["action", "user__username", "tournament__name"]
     list_select_related = ["tournament", "user", "match__home", "match__away"]
     date_hierarchy = "created_at"
@@ -836,7 +1038,19 @@ class ChangeLogAdmin(admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("detail"))
     def detail_text(self, obj):
-        return format_html_join(", ", "{}={}", ((k, v) for k, v in obj.detail.items() if v))
+        return getattr(obj, "sentence", "")
+
+    @admin.display(description=gettext_lazy("action"), ordering="action")
+    def action_text(self, obj):
+        return getattr(obj, "action_label", obj.action)
+
+    def get_changelist_instance(self, request):
+        """Labels and sentences with names instead of codes and ids (``winner=26``)."""
+        from tournaments.views.desk import _labelled
+
+        changelist = super().get_changelist_instance(request)
+        changelist.result_list = _labelled(changelist.result_list)
+        return changelist
 
     def has_add_permission(self, request):
         return False

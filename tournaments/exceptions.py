@@ -47,3 +47,9 @@ class LineImportError(TournamentError):
     def __init__(self, errors, message=None):
         self.errors = list(errors)
         super().__init__(message)
+
+
+class RoleError(TournamentError):
+    """A role that cannot be granted or revoked as asked; nothing was changed."""
+
+    default_message = _("The role was not changed.")

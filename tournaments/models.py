@@ -276,17 +276,13 @@ class Tournament(models.Model):
         default=0,
         help_text=_("Stored so a ranking decided by lots can be reproduced."),
     )
-    organizers = models.ManyToManyField(
-        settings.AUTH_USER_MODEL,
-        related_name="organized_tournaments",
-        blank=True,
-        verbose_name=_("organizers"),
-    )
-    referees = models.ManyToManyField(
-        settings.AUTH_USER_MODEL,
-        related_name="refereed_tournaments",
-        blank=True,
-        verbose_name=_("referees"),
+    rated_when_private = models.BooleanField(
+        _("rated while private"),
+        default=False,
+        help_text=_(
+            "Whether this tournament's matches count toward ratings while it is private. "
+            "A public tournament's matches always count."
+        ),
     )
     lines = models.ManyToManyField(
         Line, through="Entry", related_name="tournaments", verbose_name=_("lines")
@@ -323,6 +319,20 @@ class Tournament(models.Model):
     def seats(self):
         """Seats at a table: two lines of ``seats_per_line`` players each."""
         return 2 * self.seats_per_line
+
+    @property
+    def organizers(self):
+        """The users holding the organizer role (``TournamentRole``); ``.add(user)`` grants it.
+
+        Kept so code written against the former ``organizers`` field keeps working; access
+        decisions go through ``tournaments.access``, never through this list.
+        """
+        return RoleHolders(self, Role.ORGANIZER)
+
+    @property
+    def referees(self):
+        """The users holding the referee role; see ``organizers``."""
+        return RoleHolders(self, Role.REFEREE)
 
     def match_end(self):
         """The ``end`` object of a ``scopa-match/1`` record for this tournament's matches."""
@@ -617,6 +627,14 @@ class Match(models.Model):
     def is_bye(self):
         return self.outcome == Outcome.BYE
 
+    @property
+    def round_label(self):
+        """The round as a reader names this match's: the third-place match shares the final's
+        round but is not the final."""
+        if self.is_third_place:
+            return _("Third-place match")
+        return str(self.round)
+
 
 class DealResult(models.Model):
     """One side's points in one deal (smazzata), with the breakdown by category."""
@@ -712,3 +730,93 @@ class ChangeLog(models.Model):
 
     def __str__(self):
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.action}"
+
+
+class Role(models.TextChoices):
+    """What a user is in one tournament; ``tournaments.access`` says what each may do."""
+
+    ORGANIZER = "organizer", _("organizer")
+    SCORER = "scorer", _("scorer")
+    REFEREE = "referee", _("referee")
+    VIEWER = "viewer", _("viewer")
+
+
+class TournamentRole(models.Model):
+    """A user's role in one tournament: the only source of per-tournament rights.
+
+    Staff status grants nothing on a tournament; superusers need no role.
+    """
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="roles", verbose_name=_("tournament")
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="tournament_roles",
+        verbose_name=_("user"),
+    )
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices)
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("granted by"),
+    )
+    granted_at = models.DateTimeField(_("granted at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("tournament role")
+        verbose_name_plural = _("tournament roles")
+        ordering = ["tournament", "role", "user"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "user", "role"], name="unique_tournament_user_role"
+            )
+        ]
+
+    def __str__(self):
+        return f"{self.user} – {self.get_role_display()} – {self.tournament}"
+
+
+class RoleHolders:
+    """The users with one role in one tournament, with ``add``/``remove`` like a related set."""
+
+    def __init__(self, tournament, role):
+        self.tournament = tournament
+        self.role = role
+
+    def _users(self):
+        from django.contrib.auth import get_user_model
+
+        return get_user_model().objects.filter(
+            tournament_roles__tournament=self.tournament, tournament_roles__role=self.role
+        )
+
+    def all(self):
+        return self._users()
+
+    def filter(self, *args, **kwargs):
+        return self._users().filter(*args, **kwargs)
+
+    def exists(self):
+        return self._users().exists()
+
+    def __iter__(self):
+        return iter(self._users())
+
+    def __contains__(self, user):
+        return self._users().filter(pk=user.pk).exists()
+
+    def add(self, *users):
+        for user in users:
+            TournamentRole.objects.get_or_create(
+                tournament=self.tournament, user=user, role=self.role
+            )
+
+    def remove(self, *users):
+        TournamentRole.objects.filter(
+            tournament=self.tournament, user__in=users, role=self.role
+        ).delete()

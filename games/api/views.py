@@ -22,9 +22,11 @@ from games.api.schema import RECORD_REF
 from games.api.serializers import SubmissionDocumentSerializer, SubmissionSerializer
 from games.exceptions import RecordTooLarge
 from games.models import Submission
+from tournaments import access
+from tournaments.access import Action
 from tournaments.api.errors import ApiErrorsMixin
 from tournaments.api.permissions import can_submit, is_organizer, visible_tournaments
-from tournaments.models import LineMember, Match, Tournament
+from tournaments.models import LineMember, Match
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +54,7 @@ def submissions_for(user):
         return qs.none()
     if user.is_superuser:
         return qs
-    staff_of = Tournament.objects.filter(Q(organizers=user) | Q(referees=user)).values("pk")
+    staff_of = access.managed_tournaments(user, Action.VIEW_DESK).values("pk")
     own_lines = LineMember.objects.filter(player__user=user).values("line_id")
     return qs.filter(
         Q(submitter=user)
@@ -165,9 +167,10 @@ class SubmissionViewSet(ApiErrorsMixin, viewsets.ReadOnlyModelViewSet):
         return SubmissionSerializer
 
     def _organizer_only(self, submission):
+        """Rerunning and choosing a version decide a disputed record."""
         tournament = submission.match.round.stage.tournament
-        if not is_organizer(self.request.user, tournament):
-            raise PermissionDenied(_("Only the tournament's organizers may do this."))
+        if not is_organizer(self.request.user, tournament, Action.DECIDE):
+            raise PermissionDenied(_("Only the tournament's organizers and referees may do this."))
 
     @extend_schema(request=None, responses={202: SubmissionSerializer})
     @action(detail=True, methods=["post"])

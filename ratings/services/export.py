@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from tournaments.models import (
@@ -465,10 +465,12 @@ def standings_csv(doc: dict) -> bytes:
                      s["drawn"], s["lost"], s["vp"], s["mp"], s["points_scored"],
                      s["points_conceded"]]
                 )  # fmt: skip
+    # the bracket's places carry the last stage's own name (as the organizer wrote it)
+    last_stage = doc["stages"][-1]["name"] if doc["stages"] else ""
     for place in doc["final_standings"]:
         if "group" not in place:
             name, fids = labels[place["line"]]
-            rows.append(["final", "", place["rank"], name, fids, "", "", "", "", "", "", "", ""])
+            rows.append([last_stage, "", place["rank"], name, fids, "", "", "", "", "", "", "", ""])
     return _csv(rows)
 
 
@@ -518,15 +520,12 @@ def results_csv(doc: dict) -> bytes:
 
 
 def visible_tournaments(user):
-    """Public tournaments, plus those the user organizes or referees (all for staff)."""
-    qs = Tournament.objects.all()
-    if user is None or not user.is_authenticated:
-        return qs.filter(is_public=True)
-    if user.is_staff:
-        return qs
-    from django.db.models import Q
+    """The tournaments ``user`` may export: public ones, and private ones where their role
+    allows exporting (``tournaments.access``; staff status alone allows nothing)."""
+    from tournaments.access import Action, managed_tournaments
 
-    return qs.filter(Q(is_public=True) | Q(organizers=user) | Q(referees=user)).distinct()
+    private = managed_tournaments(user, Action.EXPORT_PRIVATE).values("pk")
+    return Tournament.objects.filter(Q(is_public=True) | Q(pk__in=private))
 
 
 def range_document(tournaments) -> dict:

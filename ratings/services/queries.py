@@ -9,6 +9,9 @@ from datetime import date, timedelta
 from functools import lru_cache
 
 from django.conf import settings
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import get_language
 
@@ -92,15 +95,37 @@ def leaderboard(
     active_days: int | None = ACTIVE_DAYS,
     on: date | None = None,
     limit: int = 200,
+    viewer: AbstractBaseUser | AnonymousUser | None = None,
 ) -> list[Shown]:
     """Ratings of a pool with at least ``min_games``, played within ``active_days``; by the
-    displayed rating (μ-based), then fewer uncertainty, then name."""
+    displayed rating (μ-based), then fewer uncertainty, then name. Only players (and partners)
+    ``viewer`` may see are listed (``tournaments.access``)."""
+    from tournaments.access import visible_players
+
     on = on or today()
-    qs = Rating.objects.filter(pool=pool, games__gte=min_games).select_related("player", "partner")
+    visible = visible_players(viewer).values("pk")
+    qs = (
+        Rating.objects.filter(pool=pool, games__gte=min_games, player__in=visible)
+        .filter(Q(partner__isnull=True) | Q(partner__in=visible))
+        .select_related("player", "partner")
+    )
     if active_days:
         qs = qs.filter(last_played__gte=on - timedelta(days=active_days))
     qs = qs.order_by("-display", "sigma", "player__name", "player_id")[:limit]
     return [shown(r, on) for r in qs]
+
+
+def default_pool(*, on: date | None = None) -> str:
+    """The pool the leaderboard opens on: the first (in ``Pool`` order) that lists somebody, so
+    a pairs-only site does not open on an empty singles tab."""
+    on = on or today()
+    listed = set(
+        Rating.objects.filter(
+            games__gte=MIN_GAMES, last_played__gte=on - timedelta(days=ACTIVE_DAYS)
+        ).values_list("pool", flat=True)
+    )
+    order = [str(getattr(pool, "value", pool)) for pool in Pool]
+    return next((pool for pool in order if pool in listed), str(Pool.SINGLES.value))
 
 
 def player_ratings(player: Player) -> list[Shown]:

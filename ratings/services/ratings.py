@@ -78,8 +78,13 @@ def result_of(
 
 
 def _rateable(qs):
+    """Finished matches between two lines, of tournaments that count toward ratings (public
+    ones, and private ones that say so: ``tournaments.access.rated_tournaments_q``)."""
+    from tournaments.access import rated_tournaments_q
+
     return (
         qs.filter(status=Match.Status.DONE, home__isnull=False, away__isnull=False)
+        .filter(rated_tournaments_q("round__stage__tournament__"))
         .exclude(outcome__in=UNRATED_OUTCOMES)
         .exclude(outcome="")
     )

@@ -24,7 +24,12 @@ def fast_password_hasher(settings):
 
 @pytest.fixture
 def organizer(db):
-    return factories.user("organizer", is_staff=True)
+    """Organizer of ``tournament``; may create tournaments (the permission, not staff status)."""
+    from django.contrib.auth.models import Permission
+
+    user = factories.user("organizer")
+    user.user_permissions.add(Permission.objects.get(codename="add_tournament"))
+    return user
 
 
 @pytest.fixture

@@ -14,9 +14,11 @@ from tournaments.models import (
     LineMember,
     Match,
     Player,
+    Role,
     Round,
     Stage,
     Tournament,
+    TournamentRole,
     VPTable,
     VPTableRow,
 )
@@ -43,9 +45,20 @@ def user(name=None, **extra):
     return get_user_model().objects.create_user(username=name, password="pw-" + name, **extra)
 
 
-def tournament(*, lines=2, public=True, organizer=None, referee=None, knockout=False, **fields):
+def tournament(
+    *,
+    lines=2,
+    public=True,
+    organizer=None,
+    referee=None,
+    scorer=None,
+    viewer=None,
+    knockout=False,
+    **fields,
+):
     """A tournament with one group of ``lines`` lines (one player each, with a user) and one
-    round-robin round of every pair, as plain rows (no scheduler needed)."""
+    round-robin round of every pair, as plain rows (no scheduler needed); the given users get
+    their role in it."""
     n = next(_counter)
     t = Tournament.objects.create(
         slug=f"t{n}",
@@ -55,10 +68,14 @@ def tournament(*, lines=2, public=True, organizer=None, referee=None, knockout=F
         vp_table=vp_table(),
         **fields,
     )
-    if organizer:
-        t.organizers.add(organizer)
-    if referee:
-        t.referees.add(referee)
+    for role, holder in (
+        (Role.ORGANIZER, organizer),
+        (Role.REFEREE, referee),
+        (Role.SCORER, scorer),
+        (Role.VIEWER, viewer),
+    ):
+        if holder:
+            TournamentRole.objects.create(tournament=t, user=holder, role=role)
     stage = Stage.objects.create(
         tournament=t,
         order=1,

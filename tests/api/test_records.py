@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from games.models import Submission
 from tests.api import factories
-from tournaments.models import ChangeLog, MatchResult
+from tournaments.models import ChangeLog, MatchResult, Role, TournamentRole
 
 pytestmark = pytest.mark.django_db
 
@@ -342,14 +342,18 @@ def test_two_disagreeing_legal_versions_wait_for_the_organizer(
     assert home.points == second.verdict["totals"][0]
 
 
-def test_only_organizers_choose_the_standing_version(
+def test_only_organizers_and_referees_choose_the_standing_version(
     api, referee, organizer, tournament, match, django_capture_on_commit_callbacks
 ):
     sub = submit_and_run(
         api(organizer), match, factories.record(tournament), django_capture_on_commit_callbacks
     )
-    assert_error(api(referee).post(f"/api/v1/submissions/{sub.pk}/stand/"), 403)
-    assert_error(api(referee).post(f"/api/v1/submissions/{sub.pk}/rerun/"), 403)
+    scorer = factories.user("scorer")
+    TournamentRole.objects.create(tournament=tournament, user=scorer, role=Role.SCORER)
+    for outsider in (scorer, factories.players_user(match.home)):
+        assert_error(api(outsider).post(f"/api/v1/submissions/{sub.pk}/stand/"), 403)
+        assert_error(api(outsider).post(f"/api/v1/submissions/{sub.pk}/rerun/"), 403)
+    assert api(referee).post(f"/api/v1/submissions/{sub.pk}/stand/").status_code == 200
 
 
 def test_rerun_does_not_apply_the_result_twice(

@@ -5,6 +5,7 @@ from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from tournaments import access
 from tournaments.api.filters import ID_MAX
 from tournaments.models import (
     DealResult,
@@ -62,9 +63,26 @@ class NewPlayerSerializer(serializers.Serializer):
     def validate(self, attrs):
         if "id" not in attrs and not attrs.get("name"):
             raise serializers.ValidationError(_("Give a player's id or name."))
-        if "id" in attrs and not Player.objects.filter(pk=attrs["id"]).exists():
+        user = _caller(self)
+        # a player the caller may not see is no player at all (the same answer as a wrong id)
+        if "id" in attrs and not access.visible_players(user).filter(pk=attrs["id"]).exists():
             raise serializers.ValidationError({"id": _("No such player.")})
+        fed = attrs.get("federation_id") or ""
+        if "id" not in attrs and fed:
+            existing = Player.objects.filter(federation_id=fed)
+            if (
+                existing.exists()
+                and not access.visible_players(user).filter(federation_id=fed).exists()
+            ):
+                raise serializers.ValidationError(
+                    {"federation_id": _("This federation id cannot be used here.")}
+                )
         return attrs
+
+
+def _caller(serializer):
+    request = serializer.context.get("request")
+    return getattr(request, "user", None)
 
 
 class AddLineSerializer(serializers.Serializer):
@@ -80,7 +98,7 @@ class AddLineSerializer(serializers.Serializer):
     def validate(self, attrs):
         tournament = self.context["tournament"]
         if "line" in attrs:
-            if not Line.objects.filter(pk=attrs["line"]).exists():
+            if not access.visible_lines(_caller(self)).filter(pk=attrs["line"]).exists():
                 raise serializers.ValidationError({"line": _("No such line.")})
             if Entry.objects.filter(tournament=tournament, line_id=attrs["line"]).exists():
                 raise serializers.ValidationError({"line": _("This line is already registered.")})

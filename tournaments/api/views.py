@@ -11,6 +11,8 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
 
+from tournaments import access
+from tournaments.access import Action
 from tournaments.api import filters, serializers
 from tournaments.api.errors import ApiErrorsMixin
 from tournaments.api.permissions import (
@@ -18,8 +20,8 @@ from tournaments.api.permissions import (
     is_organizer,
     visible_tournaments,
 )
-from tournaments.models import Entry, Group, Line, Match, Player, Round, Stage
-from tournaments.services import schedule, standings
+from tournaments.models import Entry, Group, Line, Match, Role, Round, Stage
+from tournaments.services import roles, schedule, standings
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +31,7 @@ class ReadOnlyViewSet(ApiErrorsMixin, viewsets.ReadOnlyModelViewSet):
 
 
 class TournamentViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    """Tournaments; a private one is seen only by its organizers and referees."""
+    """Tournaments; a private one is seen only by the holders of a role in it."""
 
     serializer_class = serializers.TournamentSerializer
     filterset_class = filters.TournamentFilter
@@ -37,12 +39,16 @@ class TournamentViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOn
     def get_queryset(self):
         return visible_tournaments(self.request.user).select_related("vp_table").order_by("-id")
 
-    def perform_create(self, serializer):
-        if not can_create_tournament(self.request.user):
+    def create(self, request, *args, **kwargs):
+        """Who may not create tournaments hears so before their data is checked."""
+        if not can_create_tournament(request.user):
             raise PermissionDenied(_("You may not create tournaments."))
+        return super().create(request, *args, **kwargs)
+
+    def perform_create(self, serializer):
         with transaction.atomic():
             tournament = serializer.save()
-            tournament.organizers.add(self.request.user)
+            roles.grant(tournament, self.request.user, Role.ORGANIZER, by=self.request.user)
         logger.info("tournament %s created through the API", tournament.pk)
 
     @extend_schema(
@@ -60,7 +66,7 @@ class TournamentViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOn
             page = self.paginate_queryset(entries)
             data = serializers.EntrySerializer(page, many=True).data
             return self.get_paginated_response(data)
-        if not is_organizer(request.user, tournament):
+        if not is_organizer(request.user, tournament, Action.MANAGE_ENTRIES):
             raise PermissionDenied(_("Only the tournament's organizers may add lines."))
         serializer = serializers.AddLineSerializer(
             data=request.data, context={"tournament": tournament, "request": request}
@@ -97,7 +103,7 @@ class StageViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
     def generate(self, request, pk=None):
         """Generate the stage: groups then Berger rounds, or the knock-out bracket."""
         stage = self.get_object()
-        if not is_organizer(request.user, stage.tournament):
+        if not is_organizer(request.user, stage.tournament, Action.RUN_STAGES):
             raise PermissionDenied(_("Only the tournament's organizers may generate rounds."))
         params = serializers.GenerateSerializer(data=request.data)
         params.is_valid(raise_exception=True)
@@ -201,10 +207,8 @@ class LineViewSet(ReadOnlyViewSet):
     filterset_class = filters.LineFilter
 
     def get_queryset(self):
-        visible = visible_tournaments(self.request.user)
         return (
-            Line.objects.filter(entries__tournament__in=visible)
-            .distinct()
+            access.visible_lines(self.request.user)
             .prefetch_related("members__player")
             .order_by("name", "id")
         )
@@ -215,12 +219,7 @@ class PlayerViewSet(ReadOnlyViewSet):
     filterset_class = filters.PlayerFilter
 
     def get_queryset(self):
-        visible = visible_tournaments(self.request.user)
-        return (
-            Player.objects.filter(lines__entries__tournament__in=visible)
-            .distinct()
-            .order_by("name", "id")
-        )
+        return access.visible_players(self.request.user).order_by("name", "id")
 
 
 def tournament_or_404(user, pk):

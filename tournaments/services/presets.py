@@ -13,8 +13,17 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from tournaments.exceptions import PresetError
-from tournaments.models import DeckStyle, EndRule, Stage, TieBreak, Tournament, Variant, VPTable
-from tournaments.services import changelog
+from tournaments.models import (
+    DeckStyle,
+    EndRule,
+    Role,
+    Stage,
+    TieBreak,
+    Tournament,
+    Variant,
+    VPTable,
+)
+from tournaments.services import changelog, roles
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +129,7 @@ def create_tournament_from_preset(
         **{k: v for k, v in fields.items() if k != "lots_seed"},
     )
     if user is not None and getattr(user, "is_authenticated", False):
-        tournament.organizers.add(user)
+        roles.grant(tournament, user, Role.ORGANIZER, by=user)
     for order, stage in enumerate(stages or [], start=1):
         Stage.objects.create(
             tournament=tournament,

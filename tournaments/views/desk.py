@@ -1,6 +1,7 @@
 """The organizer's desk: run the day without the raw admin.
 
-Only a tournament's organizers (or staff) get in. Every change goes through
+Who gets in and what they may do is ``tournaments.access`` (through ``_desk_tournament``); staff
+status alone opens nothing. Every change goes through
 ``tournaments.services`` (which validate, lock, and write the ChangeLog); views only read forms
 and show refusals (``TournamentError``) as messages, so nothing a user sends gives a 500.
 """
@@ -16,6 +17,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from tournaments import access
+from tournaments.access import Action
 from tournaments.exceptions import ResultError, TournamentError
 from tournaments.models import DealResult, Match, Outcome, Stage, Tournament
 from tournaments.views import selectors as sel
@@ -36,21 +39,36 @@ class _DryRun(Exception):
     """Raised inside a transaction to roll back a result that was only being checked."""
 
 
-def _desk_tournament(request, slug):
-    """The tournament ``slug`` if the user organizes it (or is staff); 403 otherwise."""
+def _desk_tournament(request, slug, action=Action.VIEW_DESK):
+    """The tournament ``slug`` if the user may do ``action`` in it (``tournaments.access``).
+
+    Every desk view gets its tournament here. One the user may not even see is a 404 (its name
+    does not leak); one they see but may not do ``action`` in is a 403.
+    """
     tournament = Tournament.objects.filter(slug=slug).first()
-    if tournament is None:
-        raise Http404("No such tournament")
     user = request.user
-    if not (user.is_staff or tournament.organizers.filter(pk=user.pk).exists()):
-        raise PermissionDenied(_("You do not organize this tournament."))
+    if tournament is None or not access.can_view(user, tournament):
+        raise Http404("No such tournament")
+    if not access.can_manage(user, tournament, action):
+        raise PermissionDenied(_("You may not do this in this tournament."))
     return tournament
+
+
+def _desk_rights(user, tournament):
+    """What the desk may offer ``user`` in ``tournament``: one flag per ``Action``."""
+    return {str(action): access.can_manage(user, tournament, action) for action in Action}
 
 
 @login_required
 def desk_home(request):
+    from tournaments.desk_forms import may_create_tournament
+
     tournaments = sel.organized_tournaments(request.user)
-    return render(request, "tournaments/desk/home.html", {"tournaments": tournaments})
+    return render(
+        request,
+        "tournaments/desk/home.html",
+        {"tournaments": tournaments, "may_create": may_create_tournament(request.user)},
+    )
 
 
 @login_required
@@ -68,8 +86,29 @@ def tournament_desk(request, slug):
         "missing": sel.missing_results(tournament),
         "submissions": sel.submissions_needing_attention(tournament),
         "changes": _labelled(sel.recent_changes(tournament)),
+        **_lifecycle_context(tournament, stages),
+        "may": _desk_rights(request.user, tournament),
     }
     return render(request, "tournaments/desk/tournament.html", context)
+
+
+def _lifecycle_context(tournament, stages):
+    """Changed qualifiers per stage and the knock-out matches they mark (issue 9)."""
+    from tournaments.services import lifecycle
+
+    drifts = {}
+    for stage in stages:
+        drift = lifecycle.qualifier_drift(stage)
+        if drift is not None:
+            drifts[stage.pk] = drift
+        stage.drift = drift
+    marked = {c.match.pk for drift in drifts.values() for c in drift.changes}
+    return {
+        "drifts": list(drifts.values()),
+        "marked_ids": marked,
+        "any_round": any(stage.n_rounds for stage in stages),
+        "withdrawn_ids": lifecycle.withdrawn_line_ids(tournament),
+    }
 
 
 def _action_labels():
@@ -78,6 +117,12 @@ def _action_labels():
         "result.verified": _("Verified record applied"),
         "result.deleted": _("Result deleted"),
         "stage.closed": _("Stage closed"),
+        "stage.reopened": _("Stage reopened"),
+        "bracket.reseeded": _("Knock-out re-seeded from the current standings"),
+        "bracket.kept": _("Knock-out kept as drawn"),
+        "line.withdrawn": _("Line withdrawn"),
+        "line.reinstated": _("Line back in the draw"),
+        "line.edited": _("Line edited"),
         "bracket.generated": _("Bracket generated"),
         "rounds.generated": _("Rounds generated"),
         "groups.created": _("Groups created"),
@@ -85,6 +130,8 @@ def _action_labels():
         "lines.imported": _("Lines imported (CSV)"),
         "line.added": _("Line added"),
         "tournament.created": _("Tournament created"),
+        "role.granted": _("Role granted"),
+        "role.revoked": _("Role revoked"),
     }
 
 
@@ -98,6 +145,9 @@ def _admin_action_labels():
 
 
 def _labelled(changes):
+    from tournaments.views.change_sentences import describe_all
+
+    changes = describe_all(changes)
     labels = _action_labels()
     admin_labels = _admin_action_labels()
     for change in changes:
@@ -115,7 +165,7 @@ def generate_stage(request, slug, stage_id):
     bracket from the entries' seeds."""
     from tournaments.services import schedule
 
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.RUN_STAGES)
     stage = sel.get_stage(tournament, stage_id)
     try:
         if stage.kind == Stage.Kind.KNOCKOUT:
@@ -140,9 +190,12 @@ def close_stage(request, slug, stage_id):
     """Close a finished stage; a following knock-out is seeded from its standings."""
     from tournaments.services import schedule
 
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.RUN_STAGES)
     stage = sel.get_stage(tournament, stage_id)
     per_group = _positive_int(request.POST.get("per_group"), default=2)
+    if not request.POST.get("confirm"):
+        messages.error(request, _("Tick the box to confirm that the stage is complete."))
+        return redirect("desk:tournament", slug=tournament.slug)
     try:
         next_stage = schedule.close_stage(stage, user=request.user, per_group=per_group)
     except TournamentError as error:
@@ -373,7 +426,7 @@ def _ended_by_time(match, tournament):
 @require_http_methods(["GET", "POST"])
 def enter_result(request, slug, match_id):
     """Enter or correct a result deal by deal; ``check`` validates without saving (htmx)."""
-    tournament = _desk_tournament(request, slug)
+    tournament = _desk_tournament(request, slug, Action.ENTER_RESULTS)
     match = sel.desk_match(tournament, match_id)
     categories = _categories(tournament)
     knockout = match.round.stage.kind == Stage.Kind.KNOCKOUT

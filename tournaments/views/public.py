@@ -57,13 +57,13 @@ def _page(request, tournament, name, build, *args, extra=None):
 
 @require_safe
 def tournament_list(request):
-    tournaments = sel.public_tournaments()
+    tournaments = sel.public_tournaments(request.user)
     return render(request, "tournaments/public/list.html", {"tournaments": tournaments})
 
 
 @require_safe
 def tournament_home(request, slug):
-    tournament = sel.public_tournament(slug)
+    tournament = sel.public_tournament(slug, request.user)
 
     def build():
         current = sel.current_round(tournament)
@@ -82,7 +82,7 @@ def tournament_home(request, slug):
 @require_safe
 def stage_page(request, slug, stage_id):
     """A round-robin stage: every group's standings; a knock-out stage: its bracket."""
-    tournament = sel.public_tournament(slug)
+    tournament = sel.public_tournament(slug, request.user)
 
     def build():
         stage = sel.get_stage(tournament, stage_id)
@@ -104,7 +104,7 @@ def stage_page(request, slug, stage_id):
 
 @require_safe
 def group_page(request, slug, group_id):
-    tournament = sel.public_tournament(slug)
+    tournament = sel.public_tournament(slug, request.user)
 
     def build():
         group = sel.get_group(tournament, group_id)
@@ -120,7 +120,7 @@ def group_page(request, slug, group_id):
 
 @require_safe
 def round_page(request, slug, round_id):
-    tournament = sel.public_tournament(slug)
+    tournament = sel.public_tournament(slug, request.user)
 
     def build():
         round_ = sel.get_round(tournament, round_id)
@@ -185,7 +185,7 @@ def _bracket_fragment(tournament, stage):
 
 @require_safe
 def match_page(request, slug, match_id):
-    tournament = sel.public_tournament(slug)
+    tournament = sel.public_tournament(slug, request.user)
 
     def build():
         match = sel.get_match(tournament, match_id)
@@ -276,9 +276,9 @@ def _timeline(submission):
 
 @require_safe
 def player_page(request, player_id):
-    player = sel.get_player(player_id)
-    lines = sel.player_lines(player)
-    results = sel.public_results_for_lines([line.pk for line in lines])
+    player = sel.get_player(player_id, request.user)
+    lines = sel.player_lines(player, request.user)
+    results = sel.public_results_for_lines([line.pk for line in lines], request.user)
     return render(
         request,
         "tournaments/public/player.html",
@@ -293,8 +293,8 @@ def player_page(request, player_id):
 
 @require_safe
 def line_page(request, line_id):
-    line = sel.get_line(line_id)
-    results = sel.public_results_for_lines([line.pk])
+    line = sel.get_line(line_id, request.user)
+    results = sel.public_results_for_lines([line.pk], request.user)
     return render(
         request,
         "tournaments/public/line.html",

@@ -11,19 +11,23 @@ from typing import Any
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
 from django.http import Http404
 
+from tournaments.access import (
+    Action,
+    managed_tournaments,
+    visible_lines,
+    visible_players,
+    visible_tournaments,
+)
 from tournaments.models import (
     ChangeLog,
     DealResult,
     Group,
-    Line,
     LineMember,
     Match,
     MatchResult,
-    Player,
     Round,
     Stage,
     TieBreak,
-    Tournament,
     Variant,
     engine_lang,
 )
@@ -48,17 +52,19 @@ def _stamped(queryset):
     )
 
 
-def public_tournament(slug):
-    """The public tournament ``slug`` with its cache stamp, or 404 (private ones too)."""
-    tournament = _stamped(Tournament.objects.filter(slug=slug, is_public=True)).first()
+def public_tournament(slug, user=None):
+    """The tournament ``slug`` with its cache stamp if ``user`` may see it (anyone may see a
+    public one; a private one only its role holders), or 404 so its name does not leak."""
+    tournament = _stamped(visible_tournaments(user).filter(slug=slug)).first()
     if tournament is None:
         raise Http404("No such public tournament")
     return tournament
 
 
-def public_tournaments():
+def public_tournaments(user=None):
+    """The tournaments ``user`` may see, newest first."""
     return list(
-        Tournament.objects.filter(is_public=True)
+        visible_tournaments(user)
         .annotate(n_lines=Count("entries", filter=Q(entries__withdrawn=False)))
         .order_by("-start_date", "name")
     )
@@ -312,16 +318,19 @@ def standing_submission(match):
 # --- players and lines ------------------------------------------------------------------------
 
 
-def get_player(player_id):
-    player = Player.objects.filter(pk=player_id).first()
+def get_player(player_id, user=None):
+    """The player if ``user`` sees one of their tournaments; 404 otherwise (names do not leak)."""
+    player = visible_players(user).filter(pk=player_id).first()
     if player is None:
         raise Http404("No such player")
     return player
 
 
-def get_line(line_id):
+def get_line(line_id, user=None):
+    """The line if ``user`` sees one of its tournaments; 404 otherwise."""
     line = (
-        Line.objects.filter(pk=line_id)
+        visible_lines(user)
+        .filter(pk=line_id)
         .prefetch_related(Prefetch("members", queryset=LineMember.objects.select_related("player")))
         .first()
     )
@@ -330,11 +339,13 @@ def get_line(line_id):
     return line
 
 
-def public_results_for_lines(line_ids):
-    """MatchResults of these lines in public tournaments, newest first, with the opponent."""
+def public_results_for_lines(line_ids, user=None):
+    """MatchResults of these lines in tournaments ``user`` may see, newest first, with the
+    opponent."""
     results = list(
         MatchResult.objects.filter(
-            line_id__in=line_ids, match__round__stage__tournament__is_public=True
+            line_id__in=line_ids,
+            match__round__stage__tournament__in=visible_tournaments(user).values("pk"),
         )
         .select_related(
             "line",
@@ -342,7 +353,13 @@ def public_results_for_lines(line_ids):
             "match__away",
             "match__round__stage__tournament",
         )
-        .order_by("-match__round__stage__tournament__start_date", "-match__round__number", "-id")
+        .order_by(
+            "-match__round__stage__tournament__start_date",
+            "-match__round__stage__tournament_id",
+            "-match__round__stage__order",
+            "-match__round__number",
+            "-id",
+        )
     )
     for result in results:
         match = result.match
@@ -379,16 +396,17 @@ def totals_by_tournament(results):
     return list(totals.values())
 
 
-def player_lines(player):
-    return list(Line.objects.filter(members__player=player).order_by("name").distinct())
+def player_lines(player, user=None):
+    """The player's lines that ``user`` may see (entered in a tournament they see)."""
+    return list(visible_lines(user).filter(members__player=player).order_by("name").distinct())
 
 
 # --- desk -------------------------------------------------------------------------------------
 
 
 def organized_tournaments(user):
-    queryset = Tournament.objects.all() if user.is_staff else user.organized_tournaments.all()
-    return list(queryset.order_by("-start_date", "name"))
+    """The tournaments whose desk ``user`` may open."""
+    return list(managed_tournaments(user, Action.VIEW_DESK).order_by("-start_date", "name"))
 
 
 def desk_stages(tournament):
