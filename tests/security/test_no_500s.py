@@ -106,9 +106,10 @@ def test_a_nul_in_a_csv_imported_name_is_refused():
 def test_a_lone_surrogate_in_any_api_body_is_a_400():
     """Found by test_fuzz_no_500: a field error echoing ``"\\ud800"`` could not be encoded."""
     organizer = factories.user("org-api-surrogate", is_staff=True)
+    tournament = factories.tournament(lines=2, organizer=organizer)
     response = _api(organizer).post(
-        "/api/v1/tournaments/",
-        data='{"slug": "x\\ud800", "name": "\\ud800", "variant": "\\udfff"}',
+        f"/api/v1/tournaments/{tournament.pk}/lines/",
+        data='{"name": "x\\ud800", "seed": "\\udfff"}',
         content_type="application/json",
     )
     assert response.status_code == 400, response.content
