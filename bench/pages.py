@@ -18,6 +18,7 @@ import http.client
 import importlib.util
 import os
 import random
+import secrets
 import socket
 import statistics
 import subprocess
@@ -189,6 +190,8 @@ def main():
 
         port = free_port()
         env = dict(os.environ, DATABASE_URL=database_url(test_name), CONN_MAX_AGE="60")
+        # gunicorn (config.wsgi) refuses to start without a key: a throwaway one for this run
+        env.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
         server = subprocess.Popen(
             [str(Path(sys.executable).parent / "gunicorn"), "config.wsgi",
              "--bind", f"127.0.0.1:{port}", "--workers", str(args.workers),

@@ -5,6 +5,8 @@ import os
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# A server answering the public: the settings refuse to start it on the development key.
+os.environ.setdefault("SCOPA_ENTRY_POINT", "asgi")
 django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402  (needs the apps loaded)

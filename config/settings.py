@@ -4,24 +4,64 @@ No variable is required: with none set, the project runs on a SQLite file and ru
 eagerly. Production and CI set ``DATABASE_URL`` (PostgreSQL) and ``CELERY_BROKER_URL`` (Redis).
 """
 
+import os
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env(
     DEBUG=(bool, False),
-    ALLOWED_HOSTS=(list, ["127.0.0.1", "localhost", "[::1]", "testserver"]),
+    # The test client's "testserver" is added by the test runner itself, never here.
+    ALLOWED_HOSTS=(list, ["127.0.0.1", "localhost", "[::1]"]),
     CELERY_BROKER_URL=(str, ""),
     SECRET_KEY=(str, ""),
+    HTTPS=(bool, False),
 )
 
 DEBUG = env("DEBUG")
-SECRET_KEY = env("SECRET_KEY") or "dev-only-insecure-key-set-SECRET_KEY-in-production"
+
+# The web servers' entry points (config/wsgi.py, config/asgi.py) say so before the settings load:
+# they answer the public, so they never run on a key anyone can read here. manage.py (runserver on
+# 127.0.0.1, migrate, seed_demo), the tests, the benchmarks and the workers may, so the README's
+# commands need no variable; ``check --deploy`` still flags that key (its prefix).
+SERVING = os.environ.get("SCOPA_ENTRY_POINT") in {"wsgi", "asgi"}
+DEVELOPMENT_SECRET_KEY = "django-insecure-development-only-set-SECRET_KEY-in-production"
+SECRET_KEY = env("SECRET_KEY")
+if not SECRET_KEY:
+    if SERVING and not DEBUG:
+        raise ImproperlyConfigured(
+            "The SECRET_KEY environment variable is not set. With DEBUG off the server will not "
+            "start on a known key: set SECRET_KEY to a long random string (for instance the "
+            "output of `python -c 'import secrets; print(secrets.token_urlsafe(50))'`)."
+        )
+    SECRET_KEY = DEVELOPMENT_SECRET_KEY
 ALLOWED_HOSTS = env("ALLOWED_HOSTS")
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# Served over HTTPS (behind a proxy that terminates TLS): ``HTTPS=true`` turns on everything
+# ``check --deploy`` asks for. Off by default so the development server works over plain HTTP.
+HTTPS = env("HTTPS")
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=HTTPS)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=HTTPS)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=HTTPS)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31_536_000 if HTTPS else 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=HTTPS)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=HTTPS)
+# The header the TLS-terminating proxy sets (it must overwrite any value the client sent).
+_proxy_header = env.str("SECURE_PROXY_SSL_HEADER", default="X-Forwarded-Proto" if HTTPS else "")
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_" + _proxy_header.upper().replace("-", "_"), "https") if _proxy_header else None
+)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
 
 INSTALLED_APPS = [
     # daphne first: its runserver serves HTTP and the live pages' WebSockets (config/asgi.py).
@@ -39,6 +79,8 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "csp",
+    "axes",
     "games",
     "tournaments",
     "ratings",
@@ -56,6 +98,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its answer.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -122,6 +167,43 @@ STORAGES = {
 }
 
 LOGIN_URL = "admin:login"
+# After the desk's login page without ``?next``: the desk, not Django's /accounts/profile/.
+LOGIN_REDIRECT_URL = "desk:home"
+
+# --- content security policy (django-csp) -------------------------------------------------------
+# No inline script, no eval, no inline style anywhere: every script is a file under static/, data
+# reaches it through json_script or data- attributes. Swagger UI (/api/docs/) relaxes styles and
+# images on its own URL (config/urls.py). See docs/security.md.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "font-src": [SELF],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
+
+# --- throttling -----------------------------------------------------------------------------------
+# Logins (desk and admin): django-axes counts failures per account and per address in the
+# database (so it holds across workers and on SQLite); the lockout page answers 429.
+AUTHENTICATION_BACKENDS = [
+    "config.auth.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_CALLABLE = "config.auth.lockout_response"
+AXES_HTTP_RESPONSE_CODE = 429
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+AXES_CLIENT_IP_CALLABLE = "config.auth.client_address"
 
 # Celery: Redis in production and CI; eager (in-process) when no broker is configured.
 CELERY_TASK_ALWAYS_EAGER = not env("CELERY_BROKER_URL")
@@ -172,6 +254,10 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "tournaments.api.renderers.CSPBrowsableAPIRenderer",
+    ],
     "DEFAULT_PARSER_CLASSES": [
         "tournaments.api.parsers.JSONParser",
         "rest_framework.parsers.FormParser",
@@ -181,6 +267,15 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Scoped throttles (the views name their scope); counted in the default cache: locmem on
+    # one process, Redis (CACHE_URL) across workers.
+    # The client's address for anonymous throttles: REMOTE_ADDR, or behind the HTTPS proxy the
+    # X-Forwarded-For entry it appended (never one the client wrote).
+    "NUM_PROXIES": 1 if SECURE_PROXY_SSL_HEADER else 0,
+    "DEFAULT_THROTTLE_RATES": {
+        "record-submission": env.str("THROTTLE_RECORD_SUBMISSION", default="30/min"),
+        "export": env.str("THROTTLE_EXPORT", default="60/min"),
+    },
 }
 
 SPECTACULAR_SETTINGS = {
@@ -202,5 +297,5 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {"django.db.backends": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }

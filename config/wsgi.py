@@ -5,4 +5,6 @@ import os
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+# A server answering the public: the settings refuse to start it on the development key.
+os.environ.setdefault("SCOPA_ENTRY_POINT", "wsgi")
 application = get_wsgi_application()

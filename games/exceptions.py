@@ -68,3 +68,11 @@ class SubmissionStateError(SubmissionError):
 
     status = 409
     code = "wrong_state"
+
+
+class TooManyVersions(SubmissionError):
+    """The match already holds as many record versions as one match may keep."""
+
+    status = 429
+    code = "too_many_versions"
+    default_message = _("This match already has as many record versions as it may keep.")

@@ -15,8 +15,8 @@ from functools import partial
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q
-from django.db.models.functions import Coalesce
+from django.db.models import Count, F, Max, Q, Sum, TextField
+from django.db.models.functions import Cast, Coalesce, Length
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -26,6 +26,7 @@ from games.exceptions import (
     RecordMismatch,
     RecordTooLarge,
     SubmissionStateError,
+    TooManyVersions,
     UnreadableRecord,
 )
 from games.models import Submission, content_hash
@@ -34,6 +35,10 @@ from tournaments.models import Match, Outcome, Player
 logger = logging.getLogger(__name__)
 
 MAX_RECORD_BYTES = getattr(settings, "GAMES_MAX_RECORD_BYTES", 1024 * 1024)
+# What one match may hold, so one submitter cannot fill the database (docs/security.md): stored
+# versions, and the size of their JSON text together.
+MAX_VERSIONS_PER_MATCH = getattr(settings, "GAMES_MAX_VERSIONS_PER_MATCH", 20)
+MAX_BYTES_PER_MATCH = getattr(settings, "GAMES_MAX_BYTES_PER_MATCH", 4 * 1024 * 1024)
 
 # Field beside the record naming its match (bulk import; optional on the API).
 MATCH_FIELD = "match"
@@ -83,11 +88,7 @@ def decode_document(raw: bytes):
         raise MalformedDocument(
             _("The body is not valid JSON: %(reason)s") % {"reason": exc}
         ) from exc
-    if _has_nul(document):
-        raise MalformedDocument(
-            _("The record contains a NUL character (\\u0000), which cannot be stored."),
-            code="nul_character",
-        )
+    _check_storable_text(document)
     if not isinstance(document, dict):
         raise MalformedDocument(
             _("The record must be a JSON object, not %(kind)s.")
@@ -97,20 +98,56 @@ def decode_document(raw: bytes):
     return document
 
 
-def _has_nul(document) -> bool:
-    """Whether any key or string holds U+0000, which PostgreSQL's JSONB cannot store."""
+def _check_storable_text(document) -> None:
+    """Refuse text that cannot be hashed as UTF-8 nor stored: a NUL (PostgreSQL's JSONB refuses
+    it) or a lone surrogate (``"\\ud800"`` is valid JSON but no Unicode character)."""
     stack = [document]
     while stack:
         node = stack.pop()
         if isinstance(node, str):
             if "\x00" in node:
-                return True
+                raise MalformedDocument(
+                    _("The record contains a NUL character (\\u0000), which cannot be stored."),
+                    code="nul_character",
+                )
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise MalformedDocument(
+                    _("The record contains an unpaired surrogate (%(text)s), which is not text.")
+                    % {"text": ascii(node[exc.start : exc.end])},
+                    code="invalid_text",
+                ) from exc
         elif isinstance(node, dict):
             stack.extend(node.keys())
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
-    return False
+
+
+def _check_match_caps(match: Match, document: dict) -> None:
+    """Refuse a new version beyond the per-match caps (versions: 429, total size: 413)."""
+    stored = Submission.objects.filter(match=match).aggregate(
+        n=Count("pk"), size=Coalesce(Sum(Length(Cast("document", TextField()))), 0)
+    )
+    if stored["n"] >= MAX_VERSIONS_PER_MATCH:
+        raise TooManyVersions(
+            _(
+                "This match already has %(n)d record versions, the most one match may keep; "
+                "ask the tournament's organizers to sort out the ones it has."
+            )
+            % {"n": stored["n"]}
+        )
+    size = len(json.dumps(document, ensure_ascii=False))
+    if stored["size"] + size > MAX_BYTES_PER_MATCH:
+        raise RecordTooLarge(
+            _(
+                "This match's records would take %(size)d bytes together; one match may keep "
+                "%(limit)d bytes of records."
+            )
+            % {"size": stored["size"] + size, "limit": MAX_BYTES_PER_MATCH},
+            code="match_records_too_large",
+        )
 
 
 def _reject_constant(name):
@@ -291,6 +328,7 @@ def submit_record(
 
     Raises a SubmissionError (nothing stored) when the document cannot be this match's record.
     """
+    _check_storable_text(document)
     check_record_fits(match, document)
     # A ``match`` field is an envelope (it says where the record goes), not part of the record:
     # the record is stored and hashed without it, so API and import submissions dedupe alike.
@@ -299,6 +337,7 @@ def submit_record(
     existing = Submission.objects.filter(match=match, content_hash=digest).first()
     if existing:
         return SubmitResult(existing, False)
+    _check_match_caps(match, document)
     try:
         with transaction.atomic():
             # The match row lock numbers versions one at a time.

@@ -4,6 +4,9 @@ import hashlib
 import json
 import logging
 from datetime import UTC, date, datetime, timedelta
+from functools import wraps
+from math import ceil
+from types import SimpleNamespace
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -15,6 +18,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from ratings.models import Pool
@@ -103,8 +107,37 @@ def _visible(request, slug):
     return tournament
 
 
+def _throttled(scope):
+    """DRF's scoped throttle (rates in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]``, counted in
+    the default cache) on a plain Django view: 429 with ``Retry-After`` past the rate."""
+
+    def decorator(view):
+        @wraps(view)
+        def wrapped(request, *args, **kwargs):
+            throttle = ScopedRateThrottle()
+            if not throttle.allow_request(request, SimpleNamespace(throttle_scope=scope)):
+                wait = max(1, ceil(throttle.wait() or 1))
+                response = HttpResponse(
+                    _("Too many requests; try again in %(s)d seconds.") % {"s": wait},
+                    status=429,
+                    content_type="text/plain; charset=utf-8",
+                )
+                response["Retry-After"] = str(wait)
+                return response
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator
+
+
 @require_GET
+@_throttled("export")
 def tournament_export(request, slug, kind="json"):
+    return _tournament_export(request, slug, kind)
+
+
+def _tournament_export(request, slug, kind="json"):
     tournament = _visible(request, slug)
     rendered = export.rendered(tournament, kind)
     return _respond(
@@ -137,6 +170,8 @@ class ExportResultsAPI(APIView):
     ETag and Last-Modified for cheap conditional pulls."""
 
     permission_classes = [AllowAny]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "export"
 
     @extend_schema(
         parameters=[
@@ -180,6 +215,8 @@ class ExportTournamentAPI(APIView):
     """``GET /api/v1/export/tournaments/<slug>``: the same document as ``/export/v1/``."""
 
     permission_classes = [AllowAny]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "export"
 
     @extend_schema(
         responses={
@@ -189,4 +226,4 @@ class ExportTournamentAPI(APIView):
         },
     )
     def get(self, request, slug):
-        return tournament_export(request._request, slug)
+        return _tournament_export(request._request, slug)

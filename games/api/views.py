@@ -14,6 +14,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 
 from games import services
 from games.api.filters import SubmissionFilter
@@ -69,6 +70,11 @@ class MatchRecordsView(ApiErrorsMixin, GenericAPIView):
     permission_classes = [permissions.IsAuthenticated]
     serializer_class = SubmissionSerializer
     filterset_class = None
+    throttle_scope = "record-submission"
+
+    def get_throttles(self):
+        """Submitting is throttled per user (``record-submission``); reading the list is not."""
+        return [ScopedRateThrottle()] if self.request.method == "POST" else []
 
     def get_queryset(self):
         return submissions_for(self.request.user)

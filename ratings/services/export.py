@@ -7,10 +7,8 @@ importing on another instance and exporting again gives the same bytes.
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import hashlib
-import io
 import json
 import logging
 from collections import defaultdict
@@ -35,6 +33,7 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
+from tournaments.services.csv_cells import write_csv
 
 logger = logging.getLogger(__name__)
 
@@ -453,10 +452,7 @@ def rendered(tournament: Tournament, kind: str = "json") -> Rendered:
 
 
 def _csv(rows: list[list]) -> bytes:
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerows(rows)
-    return buf.getvalue().encode()
+    return write_csv(rows)
 
 
 def _line_labels(doc):

@@ -23,15 +23,41 @@
     slider.max = String(frames.length - 1);
     var index = 0;
 
-    function esc(s) { var d = document.createElement("div"); d.textContent = String(s); return d.innerHTML; }
-    function face(code, cls) {
-      var f = faces[code];
-      var svg = f ? f.svg : "<span>" + esc(code) + "</span>";
-      return '<span class="cardwrap ' + (cls || "") + '">' + svg + "</span>";
+    // Every piece of text (seat names come from a submitted record) goes in through textContent
+    // or setAttribute, never through HTML: nothing a record holds can become markup.
+    function el(tag, className, text) {
+      var node = document.createElement(tag);
+      if (className) node.className = className;
+      if (text !== undefined) node.textContent = String(text);
+      return node;
     }
-    function cards(list, mark) {
-      if (!list || !list.length) return '<span class="empty-note">' + esc(L.lEmpty) + "</span>";
-      return list.map(function (c) { return face(c, mark && mark[c] ? mark[c] : ""); }).join("");
+    // Card faces are the server's own SVG (tournaments/rendering/cards.py), parsed once as SVG
+    // (a parser that runs no script) and cloned.
+    var parsedFaces = {};
+    var svgParser = new DOMParser();
+    function faceNode(code) {
+      if (!faces[code]) return el("span", "", code);
+      if (!parsedFaces[code]) {
+        // inside an element that declares the SVG namespace, which the inline markup leaves out
+        var doc = svgParser.parseFromString(
+          '<svg xmlns="http://www.w3.org/2000/svg">' + faces[code].svg + "</svg>", "image/svg+xml");
+        var svg = doc.documentElement.firstElementChild;
+        parsedFaces[code] = svg && !doc.querySelector("parsererror")
+          ? document.importNode(svg, true) : el("span", "", code);
+      }
+      return parsedFaces[code].cloneNode(true);
+    }
+    function face(code, cls) {
+      var wrap = el("span", "cardwrap" + (cls ? " " + cls : ""));
+      wrap.appendChild(faceNode(code));
+      return wrap;
+    }
+    function cardsInto(container, list, mark) {
+      if (!list || !list.length) {
+        container.appendChild(el("span", "empty-note", L.lEmpty));
+        return;
+      }
+      list.forEach(function (c) { container.appendChild(face(c, mark && mark[c] ? mark[c] : "")); });
     }
     function seatLabel(s, nSides) {
       var name = seats[s] || (L.lSeat + " " + (s + 1));
@@ -39,6 +65,14 @@
       return nSides === 2 && seats.length > 2 ? name + " (" + side + ")" : (seats[s] ? name : side);
     }
     function cardName(c) { return faces[c] ? faces[c].name : c; }
+    function zone(className, label, headings) {
+      var section = el("section", className);
+      section.setAttribute("aria-label", label);
+      var h3 = el("h3");
+      headings.forEach(function (h) { h3.appendChild(el("span", h[1] || "", h[0])); });
+      section.appendChild(h3);
+      return section;
+    }
 
     function render() {
       var f = frames[index];
@@ -51,6 +85,7 @@
       buttons.first.disabled = buttons.prev.disabled = index === 0;
       buttons.last.disabled = buttons.next.disabled = index === frames.length - 1;
       var mark = {};
+      moveEl.replaceChildren();
       if (f.move) {
         var who = seatLabel(f.move.seat, nSides);
         var text = who + " " + L.lPlays + " " + cardName(f.move.card);
@@ -60,32 +95,48 @@
           text += ", " + L.lLays;
           mark[f.move.card] = "played";
         }
-        moveEl.innerHTML = esc(text) + (f.move.scopa ? ' <span class="scopa-flash">' + esc(L.lScopa) + "</span>" : "");
+        moveEl.appendChild(document.createTextNode(text));
+        if (f.move.scopa) {
+          moveEl.appendChild(document.createTextNode(" "));
+          moveEl.appendChild(el("span", "scopa-flash", L.lScopa));
+        }
       } else {
         moveEl.textContent = L.lStart;
       }
-      var html = '<section class="zone table-zone" aria-label="' + esc(L.lTable) + '"><h3><span>' + esc(L.lTable) +
-        "</span><span>" + f.deck_left + " " + esc(L.lDeck) + "</span></h3>";
+      var zones = [];
+      var tableZone = zone("zone table-zone", L.lTable, [[L.lTable], [f.deck_left + " " + L.lDeck]]);
       if (f.move && f.move.take && f.move.take.length) {
-        html += '<div class="cards last-capture" aria-label="' + esc(L.lLast) + '">' + face(f.move.card, "played") +
-          f.move.take.map(function (c) { return face(c, "taken"); }).join("") + "</div>";
+        var last = el("div", "cards last-capture");
+        last.setAttribute("aria-label", L.lLast);
+        last.appendChild(face(f.move.card, "played"));
+        f.move.take.forEach(function (c) { last.appendChild(face(c, "taken")); });
+        tableZone.appendChild(last);
       }
-      html += '<div class="cards">' + cards(f.table, mark) + "</div></section>";
+      var onTable = el("div", "cards");
+      cardsInto(onTable, f.table, mark);
+      tableZone.appendChild(onTable);
+      zones.push(tableZone);
       f.hands.forEach(function (hand, s) {
-        var side = s % nSides;
         var toMove = f.to_move === s ? " ▶" : "";
-        html += '<section class="zone" aria-label="' + esc(L.lHand + ": " + seatLabel(s, nSides)) + '"><h3><span>' +
-          esc(seatLabel(s, nSides)) + toMove + "</span></h3>" +
-          '<div class="cards">' + cards(hand) + "</div></section>";
+        var label = seatLabel(s, nSides);
+        var handZone = zone("zone", L.lHand + ": " + label, [[label + toMove]]);
+        var held = el("div", "cards");
+        cardsInto(held, hand);
+        handZone.appendChild(held);
+        zones.push(handZone);
       });
       f.captured.forEach(function (pile, side) {
         var name = nSides === 2 ? sideNames[side] : seatLabel(side, nSides);
-        html += '<section class="zone pile" aria-label="' + esc(L.lCaptured + ": " + name) + '"><h3><span>' +
-          esc(L.lCaptured) + " · " + esc(name) + '</span><span class="pile-count">' + pile.length + " · " +
-          esc(L.lScope) + " " + f.scope[side] + "</span></h3>" +
-          '<div class="cards">' + cards(pile) + "</div></section>";
+        var pileZone = zone("zone pile", L.lCaptured + ": " + name, [
+          [L.lCaptured + " · " + name],
+          [pile.length + " · " + L.lScope + " " + f.scope[side], "pile-count"],
+        ]);
+        var taken = el("div", "cards");
+        cardsInto(taken, pile);
+        pileZone.appendChild(taken);
+        zones.push(pileZone);
       });
-      board.innerHTML = html;
+      board.replaceChildren.apply(board, zones);
     }
     function go(i) { index = Math.max(0, Math.min(frames.length - 1, i)); render(); }
     function dealJump(dir) {

@@ -15,6 +15,7 @@ from django.utils.translation import ngettext
 from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.models import Entry, Line, LineMember, Player
 from tournaments.services import changelog
+from tournaments.services.csv_cells import restore
 
 logger = logging.getLogger(__name__)
 
@@ -245,6 +246,14 @@ def _read_text(file) -> str:
     return data.lstrip("\ufeff")
 
 
+def _check_text(text: str) -> str:
+    """Refuse a NUL (no database column stores it; a spreadsheet never writes one)."""
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise LineImportError([(line, _("the row contains a NUL character"))])
+    return text
+
+
 def _column_map(header):
     normalized = [h.strip().casefold() for h in header]
     mapping = {}
@@ -259,13 +268,14 @@ def _column_map(header):
 def parse_lines_csv(file) -> list[LineRow]:
     """Rows of a CSV (comma or semicolon separated, header required); row numbers count the
     header as row 1, as spreadsheets show them."""
-    text = _read_text(file)
+    text = _check_text(_read_text(file))
     try:
         dialect = csv.Sniffer().sniff(text.splitlines()[0] if text else "", delimiters=",;\t")
         delimiter = dialect.delimiter
     except csv.Error:
         delimiter = ","
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    # newline="": a quoted cell may hold a line break (the csv module's own advice)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
     try:
         header = next(reader)
     except StopIteration:
@@ -295,7 +305,9 @@ def parse_lines_csv(file) -> list[LineRow]:
 
             def cell(key, cells=cells):
                 index = mapping.get(key)
-                return cells[index].strip() if index is not None and index < len(cells) else ""
+                if index is None or index >= len(cells):
+                    return ""
+                return restore(cells[index].strip())
 
             players = []
             for n in (1, 2, 3):
@@ -311,7 +323,12 @@ def parse_lines_csv(file) -> list[LineRow]:
             )
             seed = cell("seed")
             if seed:
-                if seed.isdecimal() and 0 < int(seed) <= MAX_SEED:
+                # a length check first: int() refuses more than a few thousand digits
+                if (
+                    seed.isdecimal()
+                    and len(seed) <= len(str(MAX_SEED))
+                    and 0 < int(seed) <= MAX_SEED
+                ):
                     row.seed = int(seed)
                 else:
                     row.errors.append(_("the seed must be a positive whole number"))

@@ -58,6 +58,21 @@ def _stage_has_results(stage) -> bool:
     )
 
 
+def _refuse_losing_records(stage):
+    """Regenerating deletes the stage's matches; submitted match records keep theirs (they are
+    the evidence), so a stage with records cannot be regenerated."""
+    from games.models import Submission
+
+    if Submission.objects.filter(match__round__stage=stage).exists():
+        raise ScheduleError(
+            _(
+                "Stage “%(stage)s” cannot be regenerated: match records were submitted for its "
+                "matches, and regenerating would throw them away."
+            )
+            % {"stage": stage.name}
+        )
+
+
 def _clear_stage(stage, *, replace, what):
     if not Match.objects.filter(round__stage=stage).exists() and not stage.groups.exists():
         return False
@@ -66,6 +81,7 @@ def _clear_stage(stage, *, replace, what):
             _("Stage “%(stage)s” already has %(what)s: confirm to regenerate them.")
             % {"stage": stage.name, "what": what}
         )
+    _refuse_losing_records(stage)
     Match.objects.filter(round__stage=stage).update(next_match=None, loser_next_match=None)
     Match.objects.filter(round__stage=stage).delete()
     Round.objects.filter(stage=stage).delete()
@@ -130,6 +146,7 @@ def generate_round_robin(stage, *, user=None, replace=False):
                 _("Stage “%(stage)s” already has rounds: confirm to regenerate them.")
                 % {"stage": stage.name}
             )
+        _refuse_losing_records(stage)
         Match.objects.filter(round__stage=stage).delete()
         Round.objects.filter(stage=stage).delete()
     schedules = []

@@ -390,7 +390,12 @@ def _number(raw):
     if isinstance(raw, int):
         return raw
     text = str(raw)
-    return int(text) if text.lstrip("-").isdecimal() else raw
+    if not text.lstrip("-").isdecimal():
+        return raw
+    try:
+        return int(text)
+    except ValueError:  # more digits than int() reads (sys.get_int_max_str_digits)
+        return raw
 
 
 def _deals_payload(rows):

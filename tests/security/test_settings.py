@@ -1,0 +1,131 @@
+"""Finding 4 and 8 of issue 10: no known SECRET_KEY in production, ``check --deploy`` clean with
+the production environment, no ``testserver`` by default, the desk after logging in."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+ROOT = Path(__file__).resolve().parents[2]
+STRONG_KEY = "k3Y-" + "x9Qz7Lm2" * 8
+
+
+def _env(**extra):
+    """The process environment without anything the test run set for Django, plus ``extra``."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k
+        not in {
+            "SECRET_KEY",
+            "DEBUG",
+            "HTTPS",
+            "ALLOWED_HOSTS",
+            "SCOPA_ENTRY_POINT",
+            "DJANGO_SETTINGS_MODULE",
+        }
+        and not k.startswith("SECURE_")
+    }
+    env.update(extra)
+    return env
+
+
+def _run(args, **env):
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, env=_env(**env), capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+
+
+def test_check_deploy_passes_with_the_production_environment():
+    result = _run(
+        ["manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        DEBUG="false",
+        SECRET_KEY=STRONG_KEY,
+        HTTPS="true",
+        ALLOWED_HOSTS="tornei.example.org",
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert "WARNINGS" not in output and "security.W" not in output, output
+    assert "no issues" in output
+
+
+def test_check_deploy_flags_the_development_key():
+    """Without SECRET_KEY the tools still run (migrate, seed_demo), but the check says so."""
+    result = _run(
+        ["manage.py", "check", "--deploy"], DEBUG="false", HTTPS="true", ALLOWED_HOSTS="x.org"
+    )
+    assert "security.W009" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("entry_point", ["config.wsgi", "config.asgi"])
+def test_the_server_refuses_to_start_without_a_secret_key(entry_point):
+    result = _run(["-c", f"import {entry_point}"], DEBUG="false")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert "SECRET_KEY" in result.stderr
+    # with a key it starts
+    assert (
+        _run(["-c", f"import {entry_point}"], DEBUG="false", SECRET_KEY=STRONG_KEY).returncode == 0
+    )
+
+
+def test_production_settings_follow_https():
+    code = (
+        "from django.conf import settings as s; import django; django.setup(); "
+        "print(s.SECURE_HSTS_SECONDS, s.SECURE_SSL_REDIRECT, s.SESSION_COOKIE_SECURE, "
+        "s.CSRF_COOKIE_SECURE, s.SECURE_PROXY_SSL_HEADER, s.ALLOWED_HOSTS)"
+    )
+    result = _run(
+        ["-c", code],
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DEBUG="false",
+        SECRET_KEY=STRONG_KEY,
+        HTTPS="true",
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "31536000 True True True ('HTTP_X_FORWARDED_PROTO', 'https')" in out
+    assert "testserver" not in out
+
+
+def test_csp_header_forbids_inline_scripts(client, db):
+    response = client.get("/")
+    policy = response.headers["Content-Security-Policy"]
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";") if part.strip())
+    assert directives["script-src"] == "'self'"
+    assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+    assert directives["object-src"] == "'none'"
+    assert directives["frame-ancestors"] == "'none'"
+
+
+def test_api_docs_relax_only_styles(client, db):
+    response = client.get(reverse("api-docs"))
+    assert response.status_code == 200
+    policy = response.headers["Content-Security-Policy"]
+    script_src = next(p for p in policy.split(";") if p.strip().startswith("script-src"))
+    assert "unsafe" not in script_src
+    assert b"<script>" not in response.content  # the split view serves its script as a file
+
+
+def test_login_without_next_lands_on_the_desk(client, django_user_model, db):
+    django_user_model.objects.create_user("org", password="pw-correct-horse")
+    response = client.post(
+        reverse("desk:login"), {"username": "org", "password": "pw-correct-horse"}
+    )
+    assert response.status_code == 302
+    assert response.headers["Location"] == reverse("desk:home")
+
+
+def test_the_browsable_api_relaxes_styles_only_on_its_html(client, db):
+    html = client.get("/api/v1/tournaments/", HTTP_ACCEPT="text/html")
+    assert html.status_code == 200
+    policy = html.headers["Content-Security-Policy"]
+    assert "style-src 'self' 'unsafe-inline'" in policy
+    assert "script-src 'self';" in policy + ";"
+    as_json = client.get("/api/v1/tournaments/", HTTP_ACCEPT="application/json")
+    assert "unsafe-inline" not in as_json.headers["Content-Security-Policy"]
