@@ -1,28 +1,91 @@
-"""Celery tasks: ratings follow verified results in the background."""
+"""Celery tasks: ratings follow verified results in the background.
+
+Messages only say "look soon": what to rate is read from the database
+(``ratings.services.ratings.pending_match_ids``), so a lost message, a broker restarted empty, a
+database restart or a killed worker delays a rating but never loses it — the beat sweep runs the
+same task every ``SCOPA_RATING_SWEEP_EVERY_S`` seconds.
+"""
 
 import logging
+import os
 
 from celery import shared_task
+from django.core.cache import cache
+from django.db import InterfaceError, OperationalError
 
 logger = logging.getLogger(__name__)
 
+# Database trouble that goes away by itself (connection lost, deadlock, serialization failure).
+TRANSIENT_ERRORS = (OperationalError, InterfaceError)
+RETRY = {
+    "autoretry_for": TRANSIENT_ERRORS,
+    "retry_backoff": 1,
+    "retry_backoff_max": 60,
+    "retry_jitter": True,
+    "max_retries": 8,
+}
+DEBOUNCE_KEY = "ratings:rate-pending-scheduled"
 
-@shared_task(name="ratings.update_match_rating", acks_late=True)
+
+def debounce_s() -> float:
+    """How long results gather before one replay rates them all."""
+    return float(os.environ.get("SCOPA_RATING_DEBOUNCE_S", "1"))
+
+
+def request_rating() -> None:
+    """Ask for the pending results to be rated soon: at most one task per debounce window."""
+    window = debounce_s()
+    if not cache.add(DEBOUNCE_KEY, 1, timeout=max(window * 10, 5)):
+        return
+    rate_pending.apply_async(countdown=window)
+
+
+@shared_task(
+    bind=True,
+    name="ratings.rate_pending",
+    acks_late=True,
+    soft_time_limit=600,
+    time_limit=660,
+    **RETRY,
+)
+def rate_pending(self) -> str:
+    """Rate every result in force that is not rated yet (or changed since), in one replay."""
+    from ratings.services.ratings import rate_pending as rate
+
+    # Cleared first: a result committed from now on schedules another run, so none is missed.
+    cache.delete(DEBOUNCE_KEY)
+    outcome = rate()
+    if outcome is False:  # another worker is rating: look again once it is done
+        if not self.request.is_eager:
+            rate_pending.apply_async(countdown=debounce_s())
+        return "busy"
+    if outcome is None:
+        return "nothing"
+    return f"{outcome.kind}: {outcome.games}"
+
+
+@shared_task(name="ratings.update_match_rating", acks_late=True, **RETRY)
 def update_match_rating(match_id: int) -> None:
-    """Rate a new result, or replay from a corrected or out-of-order one."""
-    from ratings.services.ratings import update_for_match
-
-    update_for_match(match_id)
+    """Messages of the former per-result task still in a queue: rate whatever is pending."""
+    request_rating()
 
 
-@shared_task(name="ratings.recompute_ratings", acks_late=True)
+@shared_task(
+    name="ratings.recompute_ratings", acks_late=True, soft_time_limit=3600, time_limit=3660, **RETRY
+)
 def recompute_ratings() -> None:
     from ratings.services.ratings import recompute
 
     recompute(reason="task")
 
 
-@shared_task(name="ratings.recompute_ratings_from", acks_late=True)
+@shared_task(
+    name="ratings.recompute_ratings_from",
+    acks_late=True,
+    soft_time_limit=3600,
+    time_limit=3660,
+    **RETRY,
+)
 def recompute_ratings_from(day: str) -> None:
     """Replay from a date (after an import brought in older results)."""
     from datetime import date
@@ -32,7 +95,13 @@ def recompute_ratings_from(day: str) -> None:
     recompute(start_key_for_date(date.fromisoformat(day)), reason=f"replay from {day}")
 
 
-@shared_task(name="ratings.replay_after_delete", acks_late=True)
+@shared_task(
+    name="ratings.replay_after_delete",
+    acks_late=True,
+    soft_time_limit=3600,
+    time_limit=3660,
+    **RETRY,
+)
 def replay_after_delete(key: list, subjects: list) -> None:
     """Rated matches were deleted (with their tournament, stage or round): replay from there."""
     from ratings.algorithms.rating import Pool, Subject
