@@ -64,7 +64,13 @@ def rate_pending(self) -> str:
     return f"{outcome.kind}: {outcome.games}"
 
 
-@shared_task(name="ratings.update_match_rating", acks_late=True, **RETRY)
+@shared_task(
+    name="ratings.update_match_rating",
+    acks_late=True,
+    soft_time_limit=30,
+    time_limit=40,
+    **RETRY,
+)
 def update_match_rating(match_id: int) -> None:
     """Messages of the former per-result task still in a queue: rate whatever is pending."""
     request_rating()
