@@ -249,9 +249,17 @@ def _check_players(match, tournament, seats):
     Platforms may use their own nicknames; a seat that names no player of the tournament is
     accepted. One that names a player of another line is a record for another match.
     """
-    players = Player.objects.filter(
-        Q(lines__entries__tournament=tournament) | Q(lines__in=[match.home_id, match.away_id])
-    ).values_list("name", "federation_id", "user__username", "lines")
+    # Only the players a seat can name: a few rows whatever the size of the tournament.
+    idents = {str(seat) for seat in seats} - {"", "None"}
+    players = (
+        Player.objects.filter(
+            Q(name__in=idents) | Q(federation_id__in=idents) | Q(user__username__in=idents)
+        )
+        .filter(
+            Q(lines__entries__tournament=tournament) | Q(lines__in=[match.home_id, match.away_id])
+        )
+        .values_list("name", "federation_id", "user__username", "lines")
+    )
     by_ident = {}
     for name, fed, username, line in players:
         # Not the numeric player id: platforms often number their seats "1", "2".
