@@ -81,8 +81,10 @@ def check_clock(record, side_count: int):
             declared = "not_checkable"
         else:
             elapsed = out_t - last_ref
-            over_bank = elapsed - move_ms >= bank_left[side]
-            over_total = total_ms is not None and used[side] + elapsed >= total_ms
+            # Past means strictly after, as for the plays above: a timeout declared exactly at
+            # the limit is one the line still had time for.
+            over_bank = elapsed - move_ms > bank_left[side]
+            over_total = total_ms is not None and used[side] + elapsed > total_ms
             declared = "confirmed" if (over_bank or over_total) else "not_confirmed"
             if declared == "not_confirmed":
                 last = len(record.deals) - 1
@@ -122,7 +124,7 @@ def check_time_limit(record, end_deal):
         times = [play.t_ms for play in deal.plays]
         if not times or any(t is None for t in times):
             return None, []
-        if max(times) >= limit_ms:
+        if max(times) > limit_ms:  # a play exactly at the limit was still in time
             expected = d
             break
     declared = record.outcome.time_up_in_deal
