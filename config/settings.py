@@ -9,6 +9,8 @@ from pathlib import Path
 import environ
 from django.utils.translation import gettext_lazy as _
 
+from config.broker import amqp_options, is_amqp
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env(
@@ -123,7 +125,8 @@ STORAGES = {
 
 LOGIN_URL = "admin:login"
 
-# Celery: Redis in production and CI; eager (in-process) when no broker is configured.
+# Celery: RabbitMQ in production (Redis with AOF is supported too); eager (in-process) when no
+# broker is configured.
 CELERY_TASK_ALWAYS_EAGER = not env("CELERY_BROKER_URL")
 # Eager tasks never reach a broker, but Celery still opens a producer: an in-memory one.
 CELERY_BROKER_URL = env("CELERY_BROKER_URL") or "memory://localhost/"
@@ -138,6 +141,10 @@ CELERY_TASK_IGNORE_RESULT = True
 # A broker that does not answer must not hold up a submission's 202 (it stays pending for the
 # sweep): connecting gives up after a few seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "socket_connect_timeout": 5}
+if is_amqp(CELERY_BROKER_URL):
+    # RabbitMQ, the production broker (docs/operations.md); see config.broker.
+    for _name, _value in amqp_options().items():
+        globals()[f"CELERY_{_name.upper()}"] = _value
 CELERY_TIMEZONE = TIME_ZONE
 
 REST_FRAMEWORK = {
