@@ -21,7 +21,8 @@ RETRY = {
     "autoretry_for": TRANSIENT_ERRORS,
     "retry_backoff": 1,
     "retry_backoff_max": 60,
-    "retry_jitter": True,
+    # No jitter: RabbitMQ's native delayed delivery takes whole seconds >= 1 (a jittered 0 fails).
+    "retry_jitter": False,
     "max_retries": 8,
 }
 DEBOUNCE_KEY = "ratings:rate-pending-scheduled"
@@ -32,12 +33,21 @@ def debounce_s() -> float:
     return float(os.environ.get("SCOPA_RATING_DEBOUNCE_S", "1"))
 
 
+def _run_later() -> None:
+    """``rate_pending`` after the debounce window; RabbitMQ's native delayed delivery counts in
+    whole seconds from 1, so a shorter window sends it at once."""
+    window = debounce_s()
+    if window >= 1:
+        rate_pending.apply_async(countdown=round(window))
+    else:
+        rate_pending.apply_async()
+
+
 def request_rating() -> None:
     """Ask for the pending results to be rated soon: at most one task per debounce window."""
-    window = debounce_s()
-    if not cache.add(DEBOUNCE_KEY, 1, timeout=max(window * 10, 5)):
+    if not cache.add(DEBOUNCE_KEY, 1, timeout=max(debounce_s() * 10, 5)):
         return
-    rate_pending.apply_async(countdown=window)
+    _run_later()
 
 
 @shared_task(
@@ -56,8 +66,8 @@ def rate_pending(self) -> str:
     cache.delete(DEBOUNCE_KEY)
     outcome = rate()
     if outcome is False:  # another worker is rating: look again once it is done
-        if not self.request.is_eager:
-            rate_pending.apply_async(countdown=debounce_s())
+        if not self.request.is_eager:  # not at once: that would spin while a replay runs
+            rate_pending.apply_async(countdown=max(1, round(debounce_s())))
         return "busy"
     if outcome is None:
         return "nothing"
