@@ -55,6 +55,7 @@ app.conf.beat_schedule = {
     },
     "rate-pending-results": {
         "task": "ratings.rate_pending",
-        "schedule": float(os.environ.get("SCOPA_RATING_SWEEP_EVERY_S", "30")),
+        "schedule": float(os.environ.get("SCOPA_RATING_SWEEP_EVERY_S", "60")),
+        "kwargs": {"full": True},
     },
 }

@@ -26,6 +26,8 @@ RETRY = {
     "max_retries": 8,
 }
 DEBOUNCE_KEY = "ratings:rate-pending-scheduled"
+# How far back a debounced run looks for changed matches (far beyond any queueing delay).
+RECENT_S = 600
 
 
 def debounce_s() -> float:
@@ -58,13 +60,21 @@ def request_rating() -> None:
     time_limit=660,
     **RETRY,
 )
-def rate_pending(self) -> str:
-    """Rate every result in force that is not rated yet (or changed since), in one replay."""
+def rate_pending(self, full: bool = False) -> str:
+    """Rate every result in force that is not rated yet (or changed since), in one replay.
+
+    Debounced runs look at the matches changed in the last ``RECENT_S`` seconds; the beat
+    sweep (``full``) at every match, which is what catches a message lost for longer."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
     from ratings.services.ratings import rate_pending as rate
 
     # Cleared first: a result committed from now on schedules another run, so none is missed.
     cache.delete(DEBOUNCE_KEY)
-    outcome = rate()
+    since = None if full else timezone.now() - timedelta(seconds=RECENT_S)
+    outcome = rate(since=since)
     if outcome is False:  # another worker is rating: look again once it is done
         if not self.request.is_eager:  # not at once: that would spin while a replay runs
             rate_pending.apply_async(countdown=max(1, round(debounce_s())))

@@ -547,28 +547,37 @@ def _chunks(ids: Iterable[int], size: int = BATCH):
 # --- which results are still to rate ---------------------------------------------------------
 
 
-def pending_match_ids(limit: int | None = None) -> list[int]:
+def pending_match_ids(limit: int | None = None, since=None) -> list[int]:
     """Matches whose rating is missing or out of date, read from the database alone.
 
     A rateable match (``_rateable``: the one selection of matches that count) without a
     ``RatedMatch`` row, or whose ``updated_at`` is not the stamp it was rated at; and a rated
     match that no longer counts (result deleted, outcome now unrated). Whatever happened to the
     messages that announced them, these are what ``rate_pending`` rates.
+
+    ``since`` limits the look to matches changed from then on: the cheap question the debounced
+    runs ask (a scan of the match table instead of two joins over the whole log); the beat sweep
+    asks the full one.
     """
     rateable = _rateable(Match.objects.all())
+    rated = RatedMatch.objects.all()
+    if since is not None:
+        rateable = rateable.filter(updated_at__gte=since)
+        rated = rated.filter(match__updated_at__gte=since)
     unrated = rateable.filter(
         Q(rating_entry__isnull=True) | ~Q(rating_entry__stamp=F("updated_at"))
     ).values_list("id", flat=True)
-    gone = RatedMatch.objects.exclude(match_id__in=rateable.values("id")).values_list(
-        "match_id", flat=True
-    )
+    gone = rated.exclude(match_id__in=rateable.values("id")).values_list("match_id", flat=True)
     if limit is not None:
         unrated, gone = unrated[:limit], gone[:limit]
     return sorted({*unrated, *gone})
 
 
 def rate_pending(
-    match_ids: Iterable[int] | None = None, params: Params = DEFAULT_PARAMS, limit: int = 20000
+    match_ids: Iterable[int] | None = None,
+    params: Params = DEFAULT_PARAMS,
+    limit: int = 20000,
+    since=None,
 ) -> RatingRun | bool | None:
     """Bring the cache in line with every pending result (or just ``match_ids``).
 
@@ -581,7 +590,7 @@ def rate_pending(
     with transaction.atomic():
         if not _try_lock():
             return False
-        ids = pending_match_ids(limit) if match_ids is None else sorted(set(match_ids))
+        ids = pending_match_ids(limit, since) if match_ids is None else sorted(set(match_ids))
         if not ids:
             return None
         games, stamps = _load_games(match_ids=ids)
