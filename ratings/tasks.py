@@ -35,21 +35,21 @@ def debounce_s() -> float:
     return float(os.environ.get("SCOPA_RATING_DEBOUNCE_S", "1"))
 
 
-def _run_later() -> None:
-    """``rate_pending`` after the debounce window; RabbitMQ's native delayed delivery counts in
-    whole seconds from 1, so a shorter window sends it at once."""
-    window = debounce_s()
-    if window >= 1:
-        rate_pending.apply_async(countdown=round(window))
-    else:
-        rate_pending.apply_async()
+def _window() -> int:
+    """The debounce window in whole seconds, at least 1: RabbitMQ's native delayed delivery
+    counts whole seconds from 1."""
+    return max(1, round(debounce_s()))
 
 
 def request_rating() -> None:
-    """Ask for the pending results to be rated soon: at most one task per debounce window."""
-    if not cache.add(DEBOUNCE_KEY, 1, timeout=max(debounce_s() * 10, 5)):
-        return
-    _run_later()
+    """Ask for the pending results to be rated soon: at most one task per debounce window.
+
+    The mark expires when the task it scheduled runs (it is published afterwards, with the
+    window as countdown), so a result committed inside the window is seen by that task and one
+    committed after it schedules the next, even where the cache is per process."""
+    window = _window()
+    if cache.add(DEBOUNCE_KEY, 1, timeout=window):
+        rate_pending.apply_async(countdown=window)
 
 
 @shared_task(
@@ -71,13 +71,12 @@ def rate_pending(self, full: bool = False) -> str:
 
     from ratings.services.ratings import rate_pending as rate
 
-    # Cleared first: a result committed from now on schedules another run, so none is missed.
-    cache.delete(DEBOUNCE_KEY)
+    cache.delete(DEBOUNCE_KEY)  # eager runs: the next result asks again at once
     since = None if full else timezone.now() - timedelta(seconds=RECENT_S)
     outcome = rate(since=since)
     if outcome is False:  # another worker is rating: look again once it is done
         if not self.request.is_eager:  # not at once: that would spin while a replay runs
-            rate_pending.apply_async(countdown=max(1, round(debounce_s())))
+            rate_pending.apply_async(countdown=_window())
         return "busy"
     if outcome is None:
         return "nothing"

@@ -170,7 +170,7 @@ class Workers:
             CELERY_BROKER_URL=BROKER,
             SCOPA_SWEEP_EVERY_S=str(sweep_every_s),
             SCOPA_RATING_SWEEP_EVERY_S=str(sweep_every_s),
-            SCOPA_RATING_DEBOUNCE_S="0.3",
+            SCOPA_RATING_DEBOUNCE_S="1",
             SCOPA_PENDING_AFTER_S=str(pending_after_s),
             LOG_LEVEL="WARNING",
             PYTHONUNBUFFERED="1",

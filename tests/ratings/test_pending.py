@@ -129,3 +129,22 @@ def test_recompute_analyzes_the_tables_it_rewrites(league):
     assert tuples["ratings_ratingchange"] == RatingChange.objects.count()
     assert tuples["ratings_rating"] == Rating.objects.count()
     assert tuples["ratings_ratedmatch"] == RatedMatch.objects.count()
+
+
+def test_results_inside_a_debounce_window_send_one_task():
+    """One rating task per window, published with the window as countdown (whole seconds, as
+    RabbitMQ's delayed delivery wants), and the mark lasts exactly that long."""
+    from unittest import mock
+
+    from django.core.cache import cache
+
+    from ratings import tasks
+
+    cache.delete(tasks.DEBOUNCE_KEY)
+    with mock.patch.object(tasks.rate_pending, "apply_async") as send:
+        tasks.request_rating()
+        tasks.request_rating()
+    assert send.call_count == 1
+    countdown = send.call_args.kwargs["countdown"]
+    assert isinstance(countdown, int) and countdown >= 1
+    cache.delete(tasks.DEBOUNCE_KEY)
