@@ -4,6 +4,8 @@ Kept as one literal so an organizer-facing page or a JSON export can show exactl
 engine uses; the engine reads these tables instead of branching on variant names.
 """
 
+from typing import Any
+
 # Suit and face names shared by the deck styles (French-suited decks: quadri = denari, ...).
 ITALIAN_SUITS = {
     "it": ["denari", "coppe", "bastoni", "spade"],
@@ -15,7 +17,8 @@ FRENCH_SUITS = {
 }
 ITALIAN_FACES = {"it": ["fante", "cavallo", "re"], "en": ["jack", "knight", "king"]}
 
-PRESETS = {
+# JSON-shaped data (read by pages and exports as it is), so its values are typed loosely.
+PRESETS: dict[str, Any] = {
     "variants": {
         "scopa": {
             "name": {"it": "Scopa", "en": "Scopa"},

@@ -5,8 +5,9 @@ referee messages). `check_take` answers the verifier's question for one recorded
 enumerating; a property test keeps the two in agreement on random positions.
 """
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .cards import CARD_CODES, RANK_OF
 from .presets import PRESETS
@@ -55,13 +56,13 @@ class Move(NamedTuple):
     """A play: the card put on the table and the table cards it takes (empty tuple: laid down)."""
 
     card: int
-    take: tuple
+    take: tuple[int, ...]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"card": CARD_CODES[self.card], "take": [CARD_CODES[c] for c in self.take]}
 
 
-def _reachable(table, limit: int) -> int:
+def _reachable(table: Sequence[int], limit: int) -> int:
     """Bitset of the sums (up to `limit`) that non-empty subsets of the table can make."""
     reach = 1
     cap = (1 << (limit + 1)) - 1
@@ -70,16 +71,16 @@ def _reachable(table, limit: int) -> int:
     return reach >> 1 << 1
 
 
-def can_sum(table, target: int) -> bool:
+def can_sum(table: Sequence[int], target: int) -> bool:
     return target > 0 and bool(_reachable(table, target) >> target & 1)
 
 
-def subsets_with_sum(table, target: int) -> list[tuple]:
+def subsets_with_sum(table: Sequence[int], target: int) -> list[tuple[int, ...]]:
     """Every set of table cards whose ranks add up to `target` (table order kept)."""
-    found = []
+    found: list[tuple[int, ...]] = []
     cards = list(table)
 
-    def walk(start: int, remaining: int, chosen: list) -> None:
+    def walk(start: int, remaining: int, chosen: list[int]) -> None:
         for i in range(start, len(cards)):
             rank = RANK_OF[cards[i]]
             if rank == remaining:
@@ -94,7 +95,7 @@ def subsets_with_sum(table, target: int) -> list[tuple]:
     return found
 
 
-def legal_takes(rules: Rules, card: int, table) -> list[tuple]:
+def legal_takes(rules: Rules, card: int, table: Sequence[int]) -> list[tuple[int, ...]]:
     """Every legal take for `card` on `table`; `()` in the list means laying it down is legal."""
     rank = RANK_OF[card]
     if rules.fifteen:
@@ -104,13 +105,13 @@ def legal_takes(rules: Rules, card: int, table) -> list[tuple]:
         return takes
     if rules.aces_take_all and rank == 1 and table and all(RANK_OF[c] != 1 for c in table):
         return [tuple(table)]
-    equal = [(c,) for c in table if RANK_OF[c] == rank]
+    equal: list[tuple[int, ...]] = [(c,) for c in table if RANK_OF[c] == rank]
     if equal:
         return equal
     return subsets_with_sum(table, rank) or [()]
 
 
-def is_ace_sweep(rules: Rules, card: int, table) -> bool:
+def is_ace_sweep(rules: Rules, card: int, table: Sequence[int]) -> bool:
     """Scopa d'assi: an ace played on a table without aces takes all, and that is never a scopa."""
     return (
         rules.aces_take_all
@@ -120,7 +121,9 @@ def is_ace_sweep(rules: Rules, card: int, table) -> bool:
     )
 
 
-def check_take(rules: Rules, card: int, table: list, take: tuple):
+def check_take(
+    rules: Rules, card: int, table: Sequence[int], take: tuple[int, ...]
+) -> tuple[str, dict[str, Any]] | None:
     """None when taking `take` with `card` is legal, else (code, params) for the referee message."""
     rank = RANK_OF[card]
     if take and (len(take) != len(set(take)) or any(c not in table for c in take)):

@@ -28,9 +28,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date
 from importlib.metadata import version as _pkg_version
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 MODEL_NAME = "PlackettLuce"
 OPENSKILL_VERSION = _pkg_version("openskill")
@@ -66,7 +66,7 @@ class Params:
     model: str = MODEL_NAME
     openskill_version: str = OPENSKILL_VERSION
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "mu": self.mu,
             "sigma": self.sigma,
@@ -194,7 +194,7 @@ def _model(params: Params) -> PlackettLuce:
     return PlackettLuce(mu=params.mu, sigma=params.sigma, beta=params.beta, tau=params.tau)
 
 
-_RANKS = {Result.HOME: [1, 2], Result.AWAY: [2, 1], Result.DRAW: [1, 1]}
+_RANKS: dict[Result, list[float]] = {Result.HOME: [1, 2], Result.AWAY: [2, 1], Result.DRAW: [1, 1]}
 _OUTCOME = {
     Result.HOME: ("win", "loss"),
     Result.AWAY: ("loss", "win"),
@@ -281,7 +281,7 @@ def openskill_predict_win(
     """openskill's own ``predict_win`` (kept to compare calibration; not used for display)."""
     model = _model(params)
 
-    def team(states: list[State]):
+    def team(states: list[State]) -> list[PlackettLuceRating]:
         return [
             model.rating(mu=s.mu, sigma=widened_sigma(s, on, params) if on else s.sigma)
             for s in states

@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Iterable
-from datetime import date
+from collections.abc import Iterable, Iterator
+from datetime import date, datetime
+from typing import TypeVar
 
 from django.db import connection, transaction
 from django.db.models import F, Max, Q
@@ -35,6 +36,7 @@ from ratings.models import RatedMatch, Rating, RatingChange, RatingLock, RatingR
 from tournaments.models import LineMember, Match, MatchResult, Outcome
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 UNRATED_OUTCOMES = (Outcome.FORFEIT, Outcome.BYE)
 BATCH = 5000
@@ -152,7 +154,7 @@ def load_games(start: GameKey | None = None, match_ids: Iterable[int] | None = N
 
 def _load_games(
     start: GameKey | None = None, match_ids: Iterable[int] | None = None
-) -> tuple[list[Game], dict[int, object]]:
+) -> tuple[list[Game], dict[int, datetime]]:
     """The games, and each match's ``updated_at`` read in the same query as its key: a change
     committed after this read carries a newer stamp, so it is seen as pending again later."""
     qs = _rateable(Match.objects.all())
@@ -161,7 +163,7 @@ def _load_games(
     if match_ids is not None:
         qs = qs.filter(id__in=list(match_ids))
     rows = []
-    stamps: dict[int, object] = {}
+    stamps: dict[int, datetime] = {}
     for row in qs.values_list(*_KEY_FIELDS, "updated_at"):
         rows.append(row[:-1])
         stamps[row[0]] = row[-1]
@@ -314,7 +316,7 @@ def _insert_rows(model, columns: tuple[str, ...], rows: Iterable[tuple]) -> None
 
 
 def _write_changes(
-    run: RatingRun, changes: list[Change], games: list[Game], stamps: dict[int, object]
+    run: RatingRun, changes: list[Change], games: list[Game], stamps: dict[int, datetime]
 ) -> None:
     _insert_rows(
         RatingChange,
@@ -538,7 +540,7 @@ def _key_of(rated: RatedMatch) -> GameKey:
     )
 
 
-def _chunks(ids: Iterable[int], size: int = BATCH):
+def _chunks(ids: Iterable[T], size: int = BATCH) -> Iterator[list[T]]:
     listed = list(ids)
     for i in range(0, len(listed), size):
         yield listed[i : i + size]
@@ -662,8 +664,8 @@ def _replay_affected(
     changes = rater.replay(replay)
     _write_changes(run, changes, replay, stamps)
     final = {s: rater.states[s] for s in affected if s in rater.states}
-    for chunk in _chunks(list(affected), 500):
-        Rating.objects.filter(_subject_filter(chunk)).delete()
+    for subjects in _chunks(list(affected), 500):
+        Rating.objects.filter(_subject_filter(subjects)).delete()
     _insert_rows(Rating, _RATING_COLUMNS, (_rating_row(s, st, params) for s, st in final.items()))
     logger.info(
         "ratings: %d changed results re-rated %d of %d later games in %.2fs",
@@ -681,7 +683,7 @@ def update_for_match(match_id: int, params: Params = DEFAULT_PARAMS) -> RatingRu
     with transaction.atomic():
         _lock()
         result = rate_pending([match_id], params)
-    return result or None
+    return result if isinstance(result, RatingRun) else None
 
 
 def key_to_json(key: GameKey) -> list:

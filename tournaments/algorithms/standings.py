@@ -20,11 +20,13 @@ import enum
 import random
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from .vp import Outcome
+from .vp import MatchScore, Outcome
 
-LineId = Hashable
+# Whatever identifies a line (the ORM layer passes primary keys, tests letters): the functions
+# are generic in it, so a caller gets back rows keyed by the ids it passed in.
+LineId = TypeVar("LineId", bound=Hashable)
 
 
 class TieBreak(enum.StrEnum):
@@ -40,7 +42,7 @@ class TieBreak(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class PlayedMatch:
+class PlayedMatch(Generic[LineId]):
     """A match of the group as the ORM layer hands it over.
 
     ``winner`` is ``None`` for a draw; ``away`` may be ``None`` for a bye. Byes are ignored.
@@ -57,9 +59,45 @@ class PlayedMatch:
     winner: LineId | None
     outcome: Outcome = Outcome.COMPLETED
 
+    @classmethod
+    def from_score(
+        cls,
+        home: LineId,
+        away: LineId,
+        points: tuple[int, int],
+        score: MatchScore,
+        *,
+        winner: LineId | None,
+        outcome: Outcome = Outcome.COMPLETED,
+    ) -> PlayedMatch[LineId]:
+        """The match from its final ``points`` (home, away) and the VP table's ``score``.
+
+        ``score`` names the winner's and the loser's VP and MP (what ``match_score`` returns);
+        this is the one place that turns them into home and away values. Without a winner the
+        home side takes the "winner" values: a draw's score is the same for both sides.
+        """
+        if winner is not None and winner not in (home, away):
+            raise ValueError(f"match {home} v {away}: winner {winner!r} did not play it")
+        won, lost = (score.vp_winner, score.mp_winner), (score.vp_loser, score.mp_loser)
+        (home_vp, home_mp), (away_vp, away_mp) = (
+            (won, lost) if winner is None or winner == home else (lost, won)
+        )
+        return cls(
+            home=home,
+            away=away,
+            home_points=points[0],
+            away_points=points[1],
+            home_vp=home_vp,
+            away_vp=away_vp,
+            home_mp=home_mp,
+            away_mp=away_mp,
+            winner=winner,
+            outcome=outcome,
+        )
+
 
 @dataclass(frozen=True)
-class StandingRow:
+class StandingRow(Generic[LineId]):
     """One line's place and totals; ``tiebreak_values`` holds one value per requested tie-break.
 
     Head-to-head and lots are only meaningful among tied lines: they are ``None`` for a line that
@@ -82,7 +120,7 @@ class StandingRow:
 
 
 @dataclass
-class _Totals:
+class _Totals(Generic[LineId]):
     played: int = 0
     won: int = 0
     drawn: int = 0
@@ -96,7 +134,9 @@ class _Totals:
     beaten: list[LineId] = field(default_factory=list)
 
 
-def _counted(matches: Iterable[PlayedMatch], known: set[LineId]) -> Iterable[PlayedMatch]:
+def _counted(
+    matches: Iterable[PlayedMatch[LineId]], known: set[LineId]
+) -> Iterable[PlayedMatch[LineId]]:
     """The matches that count for standings: byes (by outcome or without opponent) are skipped."""
     for match in matches:
         if match.outcome == Outcome.BYE or match.away is None:
@@ -113,8 +153,10 @@ def _counted(matches: Iterable[PlayedMatch], known: set[LineId]) -> Iterable[Pla
         yield match
 
 
-def _totals(line_ids: Sequence[LineId], matches: Iterable[PlayedMatch]) -> dict[LineId, _Totals]:
-    totals = {line: _Totals() for line in line_ids}
+def _totals(
+    line_ids: Sequence[LineId], matches: Iterable[PlayedMatch[LineId]]
+) -> dict[LineId, _Totals[LineId]]:
+    totals: dict[LineId, _Totals[LineId]] = {line: _Totals() for line in line_ids}
     if len(totals) != len(line_ids):
         raise ValueError("a line appears twice in the group")
     for match in _counted(matches, set(totals)):
@@ -190,12 +232,12 @@ def _split(group: list[LineId], key: Mapping[LineId, Any]) -> list[list[LineId]]
 
 def rank_group(
     line_ids: Sequence[LineId],
-    matches: Iterable[PlayedMatch],
+    matches: Iterable[PlayedMatch[LineId]],
     tiebreaks: Sequence[TieBreak],
     *,
     lots_seed: int,
     ratings: Mapping[LineId, float] | None = None,
-) -> list[StandingRow]:
+) -> list[StandingRow[LineId]]:
     """Rank a group's lines by VP, then by each tie-break in order within still-tied subsets.
 
     Lines with equal VP keep being separated criterion by criterion; after the last one, lines
@@ -239,6 +281,7 @@ def rank_group(
             if len(group) == 1:
                 next_groups.append(group)
                 continue
+            key: Mapping[LineId, Any]  # what orders the group: higher first
             if tiebreak is TieBreak.HEAD_TO_HEAD:
                 members = set(group)
                 key = {
@@ -262,7 +305,7 @@ def rank_group(
             next_groups.extend(_split(group, key))
         groups = next_groups
 
-    rows: list[StandingRow] = []
+    rows: list[StandingRow[LineId]] = []
     position = 1
     for group in groups:
         shared = len(group) > 1
@@ -289,7 +332,7 @@ def rank_group(
 
 
 def head_to_head_grid(
-    line_ids: Sequence[LineId], matches: Iterable[PlayedMatch]
+    line_ids: Sequence[LineId], matches: Iterable[PlayedMatch[LineId]]
 ) -> dict[tuple[LineId, LineId], int]:
     """``(a, b)`` → VP ``a`` earned against ``b`` (summed over meetings), for pairs that met."""
     grid: dict[tuple[LineId, LineId], int] = {}

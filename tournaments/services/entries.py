@@ -80,7 +80,10 @@ def _validate(tournament, rows: list[LineRow]):
         Entry.objects.filter(tournament=tournament).values_list("line__name", flat=True)
     )
     taken_names = {name.casefold() for name in taken_names}
-    seen_names, seen_fids, seen_seeds = {}, {}, {}
+    # first row (number) of each line name, federation id and seed in the file
+    seen_names: dict[str, int | None] = {}
+    seen_fids: dict[str, int | None] = {}
+    seen_seeds: dict[int, int | None] = {}
     used_seeds = set(
         Entry.objects.filter(tournament=tournament, seed__isnull=False).values_list(
             "seed", flat=True
@@ -280,7 +283,7 @@ def parse_lines_csv(file) -> list[LineRow]:
                 )
             ]
         )
-    rows = []
+    rows: list[LineRow] = []
     try:
         for number, cells in enumerate(reader, start=2):
             if not any(cell.strip() for cell in cells):

@@ -193,7 +193,9 @@ def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expire
             raise ResultError(_("A forfeited match has no deals."))
         winner = 1 - offender_side
         totals[winner] = vp_algo.FORFEIT_MARGIN
-        return Decision(tuple(totals), winner, vp_algo.FORFEIT_MARGIN, outcome, offender_side)
+        return Decision(
+            (totals[0], totals[1]), winner, vp_algo.FORFEIT_MARGIN, outcome, offender_side
+        )
 
     if not deals:
         raise ResultError(_("Enter at least one deal."))
@@ -242,7 +244,7 @@ def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expire
         totals[1] += deals[-1].points[1]
         winner = 1 - offender_side
         margin = max(0, totals[winner] - totals[offender_side])
-        return Decision(tuple(totals), winner, margin, outcome, offender_side, deals)
+        return Decision((totals[0], totals[1]), winner, margin, outcome, offender_side, deals)
 
     # completed
     winner = None
@@ -342,7 +344,7 @@ def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expire
         )
 
     margin = 0 if winner is None else max(0, totals[winner] - totals[1 - winner])
-    return Decision(tuple(totals), winner, margin, outcome, None, deals)
+    return Decision((totals[0], totals[1]), winner, margin, outcome, None, deals)
 
 
 # --------------------------------------------------------------------------- storing
@@ -447,8 +449,8 @@ def _store(match, decision: Decision, *, user, action, source=None):
         DealResult.objects.filter(match=match).delete()
         MatchResult.objects.filter(match=match).delete()
 
-    winner_id = None if draw else lines[winner_side]
-    loser_id = None if draw else lines[1 - winner_side]
+    winner_id = None if winner_side is None else lines[winner_side]
+    loser_id = None if winner_side is None else lines[1 - winner_side]
     if not draw:
         _advance(match, winner_id, loser_id)
 
@@ -572,16 +574,16 @@ def decision_from_verdict(match, verdict) -> Decision:
     for index, raw in enumerate(verdict.get("deals") or []):
         if not isinstance(raw, dict) or raw.get("void"):
             continue
-        points = tuple(int(p) for p in raw.get("points", (0, 0)))
-        breakdown = raw.get("breakdown") or [{}, {}]
+        home_points, away_points = (int(p) for p in raw.get("points", (0, 0)))
+        home_breakdown, away_breakdown = (
+            {key: int(value) for key, value in dict(side).items() if value}
+            for side in raw.get("breakdown") or [{}, {}]
+        )
         deals.append(
             Deal(
                 number=index,
-                points=points,
-                breakdown=tuple(
-                    {key: int(value) for key, value in dict(side).items() if value}
-                    for side in breakdown
-                ),
+                points=(home_points, away_points),
+                breakdown=(home_breakdown, away_breakdown),
                 is_tiebreak=bool(raw.get("tiebreak", False)),
                 is_penalty=bool(raw.get("interrupted") or raw.get("penalty")),
             )
@@ -621,7 +623,7 @@ def decision_from_verdict(match, verdict) -> Decision:
                     interrupted.breakdown[side]["penalty"] = (
                         interrupted.breakdown[side].get("penalty", 0) + extra[side]
                     )
-            interrupted.points = tuple(points)
+            interrupted.points = (points[0], points[1])
         elif interrupted is None and deals:
             deals[-1].is_penalty = True
     winner = verdict.get("winner")

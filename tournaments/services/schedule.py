@@ -282,7 +282,7 @@ def generate_knockout(stage, seeds, *, user=None, replace=False):
             match.table_number = table
         match.save()
     for match in byes:
-        if match.next_match_id:
+        if match.next_match_id and match.bracket_position is not None:
             target = by_position[1, match.bracket_position // 2]
             setattr(target, "home_id" if match.next_slot == "home" else "away_id", match.home_id)
             target.save(update_fields=["home", "away"])

@@ -253,7 +253,7 @@ def knockout_matches(stage):
 
 def match_deals(match):
     """Deal rows: ``[{"number", "home", "away", "is_tiebreak", "is_penalty"}]``, one query."""
-    deals = {}
+    deals: dict[int, dict[str, Any]] = {}
     for deal in DealResult.objects.filter(match=match).order_by("number", "id"):
         row = deals.setdefault(
             deal.number,
@@ -331,14 +331,15 @@ def public_results_for_lines(line_ids):
     )
     for result in results:
         match = result.match
-        result.opponent = match.away if result.line_id == match.home_id else match.home
-        result.tournament = match.round.stage.tournament
+        # shown beside the result on the player page
+        result.opponent = match.away if result.line_id == match.home_id else match.home  # type: ignore[attr-defined]
+        result.tournament = match.round.stage.tournament  # type: ignore[attr-defined]
     return results
 
 
 def totals_by_tournament(results):
     """Per tournament (newest first): matches, won/drawn/lost, VP and MP totals."""
-    totals = {}
+    totals: dict[int, dict[str, Any]] = {}
     for result in results:
         t = totals.setdefault(
             result.tournament.pk,
