@@ -30,7 +30,19 @@ REDIS_PORT = int(os.environ.get("SCOPA_TEST_REDIS_PORT", "6390"))
 # (a vhost of their own, created here when rabbitmqctl is at hand, its queue purged first);
 # otherwise on a private redis-server that the tests can stop and start.
 AMQP_URL = os.environ.get("SCOPA_TEST_BROKER_URL", "")
-USE_AMQP = is_amqp(AMQP_URL)
+
+
+def _amqp_reachable(url):
+    """RabbitMQ answers on the URL's host and port (else the tests fall back to Redis)."""
+    from kombu.utils.url import url_to_parts
+
+    parts = url_to_parts(url)
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex((parts.hostname or "127.0.0.1", parts.port or 5672)) == 0
+
+
+USE_AMQP = is_amqp(AMQP_URL) and _amqp_reachable(AMQP_URL)
 BROKER = AMQP_URL if USE_AMQP else f"redis://127.0.0.1:{REDIS_PORT}/0"
 
 
