@@ -289,3 +289,40 @@ class PlayError:
 
     def __repr__(self) -> str:
         return f"PlayError({self.code!r}, deal={self.deal}, play={self.play})"
+
+
+# The deal-sheet referee's sentences (`sheet.py`): a hand-entered deal that cannot happen.
+SHEET_MESSAGES = {
+    "unknown_category": (
+        "{side}: «{category}» non è un punto della variante {variant}",
+        "{side}: “{category}” is not a scoring category of the variant {variant}",
+    ),
+    "both_sides": (
+        "{category}: in una smazzata si assegna a una squadra sola, qui compare per entrambe",
+        "{category}: a deal gives it to one side at most; here both sides have it",
+    ),
+    "too_many": (
+        "{side}, {category}: {points} punti, ma una smazzata ne dà al massimo {max}",
+        "{side}, {category}: {points} points, but a deal gives at most {max}",
+    ),
+    "too_many_total": (
+        "{category}: {points} punti in tutto, ma una smazzata ne dà al massimo {max}",
+        "{category}: {points} points in all, but a deal gives at most {max}",
+    ),
+    "impossible_value": (
+        "{side}, {category}: {points} non è un punteggio possibile (possibili: {values})",
+        "{side}, {category}: {points} is not a possible score (possible: {values})",
+    ),
+    "scope_side": (
+        "{side}: {points} scope in una smazzata non sono possibili, al massimo {max} ({why_it})",
+        "{side}: {points} scope in one deal cannot happen, at most {max} ({why_en})",
+    ),
+    "scope_combination": (
+        "{counts} scope nella stessa smazzata non sono possibili ({why_it})",
+        "{counts} scope in the same deal cannot happen ({why_en})",
+    ),
+    "implied": (
+        "{side}: con {category} a {points} le spetta anche il punto {implied_it}",
+        "{side}: with {category} at {points} the {implied_en} point is theirs too",
+    ),
+}

@@ -10,8 +10,8 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from .cards import CARD_CODES, RANK_OF
-from .presets import PRESETS
 from .record import Options
+from .variants import get_variant
 
 
 class Rules:
@@ -32,19 +32,20 @@ class Rules:
     )
 
     def __init__(self, variant: str, options: Options):
-        preset = PRESETS["variants"][variant]
+        entry = get_variant(variant)
         self.variant = variant
         self.options = options
-        self.fifteen = preset["capture"] == "fifteen"
-        self.aces_take_all = preset["aces_take_all"]
-        self.dealer_fifteen = preset["dealer_fifteen"]
-        # The three-kings rule only exists where a variant allows it (not in scopa-15).
-        self.void_kings = options.void_three_kings and not self.fifteen
-        self.forced_capture = options.forced_capture if self.fifteen else True
-        self.rebello = options.rebello and not self.fifteen
-        self.napola = options.napola and not self.fifteen
+        self.fifteen = entry.fifteen
+        self.aces_take_all = entry.aces_take_all
+        self.dealer_fifteen = entry.dealer_fifteen
+        # An option only counts where it applies to the variant (no three-kings rule, rebello or
+        # napola in scopa-15; capture is always compulsory in the classic variants).
+        self.void_kings = options.void_three_kings and entry.applies("void_three_kings")
+        self.forced_capture = options.forced_capture if entry.applies("forced_capture") else True
+        self.rebello = options.rebello and entry.applies("rebello")
+        self.napola = options.napola and entry.applies("napola")
         self.compare_present = options.primiera_missing_suit == "compare_present"
-        self.all_sevens_points = preset.get("all_sevens_points", 3)
+        self.all_sevens_points = entry.all_sevens_points
 
 
 @lru_cache(maxsize=64)

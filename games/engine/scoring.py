@@ -6,6 +6,7 @@ classic `scope carte denari settebello primiera rebello napola`; scopa-15
 """
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from .cards import (
     BIT,
@@ -16,21 +17,22 @@ from .cards import (
     SEVENS_MASK,
 )
 from .rules import Rules
+from .variants import get_variant
 
 # A point unit: (category, value, points per side).
 Unit = tuple[str, int, list[int]]
 # Points per category of one side in one deal (`scope`, `carte`, `primiera`, ...).
 Breakdown = dict[str, int]
 
-CLASSIC_CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera")
-FIFTEEN_CATEGORIES = ("scope", "denari", "settebello", "sette", "carte", "poche_carte")
-
 
 def categories(rules: Rules) -> tuple[str, ...]:
-    if rules.fifteen:
-        return FIFTEEN_CATEGORIES
-    extra = (("rebello",) if rules.rebello else ()) + (("napola",) if rules.napola else ())
-    return CLASSIC_CATEGORIES + extra
+    """The breakdown keys of a deal under `rules`, as the variant registry lists them."""
+    return _category_keys(rules.variant, rules.rebello, rules.napola)
+
+
+@lru_cache(maxsize=32)
+def _category_keys(variant: str, rebello: bool, napola: bool) -> tuple[str, ...]:
+    return get_variant(variant).category_keys({"rebello": rebello, "napola": napola})
 
 
 def _strict_best(values: list[int]) -> int | None:

@@ -23,7 +23,7 @@ from .record import (
 from .rules import Move, rules_for
 from .scoring import score_deal
 from .state import PLAYS_PER_DEAL, DealState
-from .verify import MatchProgress
+from .verify import deal_tally, match_end_for
 
 POLICIES = ("random", "greedy")
 MAX_DEALS = 400  # a target match that never ends would be a bug; stop rather than loop
@@ -119,7 +119,7 @@ def _simulate(
     side_count = sides_for(seat_count)
     end_struct = EndInput(target=end.get("target", UNSET), deals=end.get("deals", UNSET))
     time_limit_ms = end["time_limit_s"] * 1000 if "time_limit_s" in end else None
-    progress = MatchProgress(end_struct, UNSET, knockout, side_count)
+    progress = match_end_for(end_struct, UNSET, knockout, side_count, rules.fifteen)
     if outcome:
         wanted_deal = outcome.get("deal", 0) if stop_deal is None else stop_deal
         wanted_play = max(0, min(PLAYS_PER_DEAL - 1, outcome.get("play", 0)))
@@ -174,7 +174,7 @@ def _simulate(
         deal["declared"] = points
         for s in range(side_count):
             progress.totals[s] += points[s]
-        progress.after_deal(d, state, points, rules.fifteen)
+        progress.after_deal(d, deal_tally(state, points))
         dealer = (dealer + 1) % seat_count
     record: dict[str, Any] = {
         "schema": SCHEMA_ID,

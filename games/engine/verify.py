@@ -6,13 +6,15 @@ reports it with its position, a stable code and the sentence in Italian and Engl
 
 import logging
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from msgspec import UNSET, UnsetType
 
 from .cards import BIT, CARD_INDEX, RANK_OF
 from .clock import check_clock, check_time_limit
 from .errors import LANGS, PlayError, RecordError
+from .match_end import DealTally, EndRule, MatchProgress, penalty_winner
+from .match_end import margin as _margin
 from .record import Deal, EndInput, MatchRecord, PlayInput, parse_record, sides_for
 from .rules import Rules, check_take, is_ace_sweep, rules_for
 from .scoring import categories, interrupted_deal, score_deal
@@ -28,8 +30,6 @@ from .verdict import (
 )
 
 logger = logging.getLogger(__name__)
-
-TIEBREAK_DEALS = 3
 
 
 # A play error found by the hot loop: (code, play index, message parameters).
@@ -186,122 +186,27 @@ def _fast_replay(
     return problem
 
 
-class MatchProgress:
-    """Running state of the match end rules between deals."""
-
-    def __init__(
-        self, end: EndInput, time_up: int | UnsetType, knockout: bool, side_count: int
-    ) -> None:
-        self.target = None if end.target is UNSET else end.target
-        self.deal_limit = None if end.deals is UNSET else end.deals
-        self.time_up = None if time_up is UNSET else time_up
-        self.knockout = knockout
-        self.side_count = side_count
-        self.totals = [0] * side_count
-        self.phase: Literal["regular", "tiebreak"] = "regular"
-        self.regular_deals = 0
-        self.tiebreaks = 0
-        self.contenders: list[int] = []
-        self.over = False
-        self.winner: int | None = None
-        self.reason: EndReason | None = None
-        self.end_deal: int | None = None
-
-    def _finish(self, d: int, winner: int | None, reason: EndReason) -> None:
-        self.over, self.winner, self.reason, self.end_deal = True, winner, reason, d
-
-    def leaders(self) -> list[int]:
-        best = max(self.totals)
-        leaders = []
-        for side, total in enumerate(self.totals):
-            if total == best:
-                leaders.append(side)
-        return leaders
-
-    def after_deal(self, d: int, state: DealState, points: list[int], fifteen: bool) -> None:
-        if fifteen:
-            without = [s for s in range(self.side_count) if state.capture_count[s] == 0]
-            if without:
-                capturers = [s for s in range(self.side_count) if s not in without]
-                winner = None
-                if capturers:
-                    best = max(self.totals[s] for s in capturers)
-                    top = [s for s in capturers if self.totals[s] == best]
-                    winner = top[0] if len(top) == 1 else None
-                self._finish(d, winner, EndReason.NO_CAPTURE)
-                return
-        if self.phase == "tiebreak":
-            self.tiebreaks += 1
-            best = max(points[s] for s in self.contenders)
-            top = [s for s in self.contenders if points[s] == best]
-            if len(top) == 1:
-                self._finish(d, top[0], EndReason.TIEBREAK)
-                return
-            self.contenders = top
-            if self.tiebreaks >= TIEBREAK_DEALS:
-                self._finish(d, last_capture_survivor(state, top), EndReason.TIEBREAK_LAST_CAPTURE)
-            return
-        self.regular_deals += 1
-        leaders = self.leaders()
-        single = leaders[0] if len(leaders) == 1 else None
-        if self.target is not None and single is not None and self.totals[single] >= self.target:
-            self._finish(d, single, EndReason.TARGET)
-            return
-        if self.time_up is not None and d >= self.time_up:
-            if single is not None:
-                self._finish(d, single, EndReason.TIME_LIMIT)
-            return
-        if self.deal_limit is not None and self.regular_deals >= self.deal_limit:
-            if single is not None:
-                self._finish(d, single, EndReason.DEALS)
-            elif self.knockout:
-                self.phase = "tiebreak"
-                self.contenders = leaders
-            else:
-                self._finish(d, None, EndReason.DRAW)
-
-    def reasons(self) -> tuple[str, str]:
-        """Why the match is (not) over, for missing/extra deal messages."""
-        if self.over:
-            if self.winner is None:
-                return (
-                    f"pareggio alla smazzata {self.end_deal}",
-                    f"drawn at deal {self.end_deal}",
-                )
-            return (
-                f"vinta dalla squadra {self.winner} alla smazzata {self.end_deal}",
-                f"won by side {self.winner} at deal {self.end_deal}",
-            )
-        if self.phase == "tiebreak":
-            return (
-                f"spareggio {self.tiebreaks + 1} da giocare",
-                f"tie-break deal {self.tiebreaks + 1} to play",
-            )
-        if self.target is not None:
-            return (
-                f"nessuna squadra è in testa da sola con almeno {self.target} punti",
-                f"no side leads alone with at least {self.target} points",
-            )
-        return (
-            f"smazzate giocate: {self.regular_deals} su {self.deal_limit}",
-            f"{self.regular_deals} of {self.deal_limit} deals played",
-        )
+def match_end_for(
+    end: EndInput, time_up: int | UnsetType, knockout: bool, side_count: int, fifteen: bool
+) -> MatchProgress:
+    """The engine's one match-end rule (`match_end.py`) for a record's `end` and outcome."""
+    rule = EndRule(
+        target=None if end.target is UNSET else end.target,
+        deals=None if end.deals is UNSET else end.deals,
+        knockout=knockout,
+        sides=side_count,
+        no_capture_loses=fifteen,
+    )
+    return MatchProgress(rule, None if time_up is UNSET else time_up)
 
 
-def last_capture_survivor(state: DealState, contenders: list[int]) -> int | None:
-    """Third tie-break still tied: drop the contender whose latest capture came last, until one
-    remains (a side that never captured counts as earliest)."""
-
-    def captured_at(side: int) -> int:
-        at = state.last_capture_at[side]
-        return -2 if at is None else at
-
-    order = sorted(contenders, key=captured_at)
-    first = order[0]
-    key = state.last_capture_at[first]
-    if len(order) > 1 and state.last_capture_at[order[1]] == key:
-        return None
-    return first
+def deal_tally(state: DealState, points: list[int]) -> DealTally:
+    """What the match-end rule reads of a replayed deal."""
+    return DealTally(
+        tuple(points),
+        tuple(count > 0 for count in state.capture_count),
+        tuple(state.last_capture_at),
+    )
 
 
 # The deal a timeout or abandon stopped, and the point units it had not yet decided.
@@ -355,13 +260,6 @@ def _apply_penalty(
     )
 
 
-def _margin(totals: list[int], winner: int | None) -> int:
-    if winner is None:
-        return 0
-    others = [t for s, t in enumerate(totals) if s != winner]
-    return max(0, totals[winner] - max(others)) if others else 0
-
-
 def verify(record: MatchRecord, lang: str = "it") -> Verdict:
     """Replay `record` and score it; never raises on a parsed record's content."""
     rules = rules_for(record.variant, record.options)
@@ -371,7 +269,9 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
     interrupted = outcome.kind in ("timeout", "abandon")
     offender_seat = outcome.seat if interrupted and outcome.seat is not UNSET else None
     offender_side = None if offender_seat is None else offender_seat % side_count
-    match = MatchProgress(record.end, outcome.time_up_in_deal, record.knockout, side_count)
+    match = match_end_for(
+        record.end, outcome.time_up_in_deal, record.knockout, side_count, rules.fifteen
+    )
     totals = match.totals
     entries: list[DealEntry] = []
     errors: list[PlayError] = []
@@ -446,7 +346,7 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
         if deal.declared is not None and not interrupted_open and deal.declared != points:
             mismatches.append(Mismatch(deal=d, declared=deal.declared, verified=points))
         if not interrupted_open:
-            match.after_deal(d, state, points, rules.fifteen)
+            match.after_deal(d, deal_tally(state, points))
 
     winner = match.winner
     end_reason = match.reason
@@ -472,10 +372,7 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
                         mismatches.append(
                             Mismatch(deal=penalty.deal, declared=declared, verified=verified)
                         )
-                others = [s for s in range(side_count) if s != offender_side]
-                best = max(totals[s] for s in others)
-                top = [s for s in others if totals[s] == best]
-                winner = top[0] if len(top) == 1 else None
+                winner = penalty_winner(totals, offender_side)
                 end_reason = EndReason(outcome.kind)
                 match.end_deal = last if last >= 0 else None
         elif not match.over:

@@ -36,11 +36,26 @@ MODEL_NAME = "PlackettLuce"
 OPENSKILL_VERSION = _pkg_version("openskill")
 
 
+def gettext_noop(message: str) -> str:
+    """Marks a label for the translation catalog; the caller translates it when shown."""
+    return message
+
+
 class Pool(enum.StrEnum):
+    """Rating pools (values stored in the database; labels in :data:`POOL_LABELS`)."""
+
     SINGLES = "singles"
     PAIRS = "pairs"
     PAIR_UNITS = "pair_units"
     TRIOS = "trios"
+
+
+POOL_LABELS: Mapping[Pool, str] = {
+    Pool.SINGLES: gettext_noop("Singles"),
+    Pool.PAIRS: gettext_noop("Pairs (players)"),
+    Pool.PAIR_UNITS: gettext_noop("Fixed pairs"),
+    Pool.TRIOS: gettext_noop("Trios (players)"),
+}
 
 
 class Result(enum.StrEnum):

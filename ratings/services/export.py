@@ -469,10 +469,12 @@ def standings_csv(doc: dict) -> bytes:
                      s["drawn"], s["lost"], s["vp"], s["mp"], s["points_scored"],
                      s["points_conceded"]]
                 )  # fmt: skip
+    # the bracket's places carry the last stage's own name (as the organizer wrote it)
+    last_stage = doc["stages"][-1]["name"] if doc["stages"] else ""
     for place in doc["final_standings"]:
         if "group" not in place:
             name, fids = labels[place["line"]]
-            rows.append(["final", "", place["rank"], name, fids, "", "", "", "", "", "", "", ""])
+            rows.append([last_stage, "", place["rank"], name, fids, "", "", "", "", "", "", "", ""])
     return _csv(rows)
 
 

@@ -103,6 +103,19 @@ def leaderboard(
     return [shown(r, on) for r in qs]
 
 
+def default_pool(*, on: date | None = None) -> str:
+    """The pool the leaderboard opens on: the first (in ``Pool`` order) that lists somebody, so
+    a pairs-only site does not open on an empty singles tab."""
+    on = on or today()
+    listed = set(
+        Rating.objects.filter(
+            games__gte=MIN_GAMES, last_played__gte=on - timedelta(days=ACTIVE_DAYS)
+        ).values_list("pool", flat=True)
+    )
+    order = [str(getattr(pool, "value", pool)) for pool in Pool]
+    return next((pool for pool in order if pool in listed), str(Pool.SINGLES.value))
+
+
 def player_ratings(player: Player) -> list[Shown]:
     rows = Rating.objects.filter(player=player).select_related("partner").order_by("pool", "-games")
     return [shown(r) for r in rows]

@@ -25,6 +25,7 @@ from tournaments.models import (
     TieBreak,
     Tournament,
     Variant,
+    engine_lang,
 )
 
 logger = logging.getLogger(__name__)
@@ -266,11 +267,25 @@ def match_deals(match):
     return [deals[k] for k in sorted(deals)]
 
 
-def breakdown_categories(deals, variant=Variant.SCOPA):
-    """The categories to show as columns: the variant's own, then any other present."""
-    from games.engine.scoring import CLASSIC_CATEGORIES, FIFTEEN_CATEGORIES
+def scoring_categories(tournament):
+    """The breakdown keys of a deal of ``tournament`` (variant and options), from the engine."""
+    from games.engine.variants import get_variant
 
-    shown = FIFTEEN_CATEGORIES if variant == Variant.SCOPA_15 else CLASSIC_CATEGORIES
+    return get_variant(tournament.variant).category_keys(tournament.options or {})
+
+
+def category_label(category):
+    """A breakdown key's label in the active language, from the engine's registry."""
+    from games.engine.variants import category_label as label
+
+    return label(category, engine_lang())
+
+
+def breakdown_categories(deals, variant=Variant.SCOPA, options=None):
+    """The categories to show as columns: the variant's own, then any other present."""
+    from games.engine.variants import get_variant
+
+    shown = get_variant(variant).category_keys(options or {})
     extra = []
     for row in deals:
         for side in ("home", "away"):
@@ -327,7 +342,13 @@ def public_results_for_lines(line_ids):
             "match__away",
             "match__round__stage__tournament",
         )
-        .order_by("-match__round__stage__tournament__start_date", "-match__round__number", "-id")
+        .order_by(
+            "-match__round__stage__tournament__start_date",
+            "-match__round__stage__tournament_id",
+            "-match__round__stage__order",
+            "-match__round__number",
+            "-id",
+        )
     )
     for result in results:
         match = result.match
