@@ -1,16 +1,23 @@
-"""Records per second from submission to verified, with two Celery worker processes.
+"""Records per second from submission to verified and to rated, with 1 or 2 worker processes.
 
-Needs PostgreSQL and Redis:
+Needs PostgreSQL and a broker (Redis or RabbitMQ):
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/scopa_bench \
-    CELERY_BROKER_URL=redis://127.0.0.1:6379/4 .venv/bin/python bench/pipeline.py --records 600
+    CELERY_BROKER_URL=redis://127.0.0.1:6379/4 \
+        .venv/bin/python bench/pipeline.py --records 1000 --workers 2            # burst
+    ... bench/pipeline.py --records 500 --rate 50 --workers 2                    # paced
 
 It creates a throwaway ``test_<name>`` database, a tournament whose group has enough lines for
-``--records`` matches, simulated legal records (2-player scopa to 11), starts
-``celery -A config worker --pool prefork -c 2`` on that database, submits every record through
-``games.services.submit_record`` (the API's code path without HTTP) as fast as one process can,
-and waits until all are verified. Latency is ``verified_at - submitted_at`` per submission;
-throughput is records over the time from the first submission to the last verification.
+``--records`` matches and legal records (2-player scopa to 11). Burst (no ``--rate``): every
+record is submitted through ``games.services.submit_record`` (the API's code path without HTTP)
+before any worker runs, so submission is timed on its own; then ``--workers`` worker processes
+(``celery worker -c 1`` each) drain the queue, timed from their start to the last verification.
+Paced: workers run first and records arrive at ``--rate`` per second. Latency is
+``verified_at - submitted_at``; submit-to-rated uses the time this script first saw the match's
+``RatedMatch`` row (polled every 50 ms). CPU per record is read from ``/proc`` for the worker
+processes and for the PostgreSQL backends of the test database (this script's own excluded);
+queries per record are counted in-process over a sample (verification plus the share of one
+debounced rating run).
 """
 
 import argparse
@@ -35,6 +42,7 @@ import logging  # noqa: E402
 
 from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
+from django.utils import timezone  # noqa: E402
 
 logging.disable(logging.WARNING)
 
@@ -48,8 +56,13 @@ def database_url(name):
     )
 
 
-def start_worker(db_name, logfile):
-    env = dict(os.environ, DATABASE_URL=database_url(db_name), LOG_LEVEL="WARNING")
+def start_worker(db_name, logfile, index=0):
+    env = dict(
+        os.environ,
+        DATABASE_URL=database_url(db_name),
+        LOG_LEVEL="WARNING",
+        SCOPA_RATING_DEBOUNCE_S="0.5",
+    )
     cmd = [
         sys.executable,
         "-m",
@@ -60,9 +73,9 @@ def start_worker(db_name, logfile):
         "--pool",
         "prefork",
         "-c",
-        "2",
+        "1",
         "-n",
-        "bench@%h",
+        f"bench{index}@%h",
         "--without-gossip",
         "--without-mingle",
         "-l",
@@ -79,12 +92,69 @@ def percentile(values, p):
     return ordered[k]
 
 
-def run(n_records, lines, rate):
+def cpu_seconds(pids):
+    """User + system CPU of the processes (and their waited-for children), in seconds."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15])
+    return total / tick
+
+
+def group_pids(pgid):
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def backend_pids():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def queries_per_record(tournament, organizer, n=40):
+    """In-process: verification of ``n`` records and the one rating run that rates them."""
+    from django.test.utils import CaptureQueriesContext
+
     from games import services
-    from games.models import Submission
     from tests.api import factories
 
-    n_lines = lines or next(n for n in range(2, 200) if n * (n - 1) // 2 >= n_records)
+    matches = factories.matches(tournament)[-n:]
+    subs = [
+        services.submit_record(m, factories.record(tournament, seed=10_000 + i)).submission
+        for i, m in enumerate(matches)
+    ]
+    from ratings.services.ratings import rate_pending
+
+    with CaptureQueriesContext(connection) as verify:
+        for sub in subs:
+            services.run_verification(sub.pk)
+    with CaptureQueriesContext(connection) as rate:
+        rate_pending()
+    return len(verify) / n, len(rate) / n
+
+
+def run(n_records, lines, rate, n_workers, db_name, log):
+    from games import services
+    from games.models import Submission
+    from ratings.models import RatedMatch
+    from tests.api import factories
+
+    n_lines = lines or next(n for n in range(2, 200) if n * (n - 1) // 2 >= n_records + 40)
     organizer = factories.user("bench", is_staff=True)
     tournament = factories.tournament(lines=n_lines, organizer=organizer)
     matches = factories.matches(tournament)[:n_records]
@@ -92,6 +162,15 @@ def run(n_records, lines, rate):
     size = sum(len(str(r)) for r in records) / len(records)
     print(f"{len(matches)} matches, {n_lines} lines, records ~{size / 1024:.1f} KiB each")
 
+    workers = []
+
+    def start():
+        for i in range(n_workers):
+            workers.append(start_worker(db_name, log, i))
+
+    if rate:
+        start()
+        time.sleep(4)  # let the workers connect before the clock starts
     t0 = time.perf_counter()
     for index, (match, record) in enumerate(zip(matches, records, strict=True)):
         if rate:
@@ -101,25 +180,52 @@ def run(n_records, lines, rate):
         services.submit_record(match, record, user=organizer)
     submit_s = time.perf_counter() - t0
     print(f"submitted in {submit_s:.2f} s ({len(matches) / submit_s:.0f} records/s)")
-    deadline = time.monotonic() + 600
-    while Submission.objects.filter(state="pending").exists():
+    drain_from = None
+    if not rate:
+        start()
+        drain_from = time.perf_counter()
+    match_ids = {m.pk for m in matches}
+    rated_at = {}
+    deadline = time.monotonic() + 900
+    while len(rated_at) < len(match_ids) or Submission.objects.filter(state="pending").exists():
         if time.monotonic() > deadline:
             raise SystemExit("timed out waiting for the workers")
-        time.sleep(0.1)
-    subs = list(Submission.objects.values_list("state", "submitted_at", "verified_at"))
-    states = {s for s, _a, _b in subs}
-    first = min(a for _s, a, _b in subs)
-    last = max(b for _s, _a, b in subs)
+        now = timezone.now()
+        for mid in RatedMatch.objects.filter(match__in=match_ids).values_list(
+            "match_id", flat=True
+        ):
+            rated_at.setdefault(mid, now)
+        time.sleep(0.05)
+    verified_all = time.perf_counter()
+    worker_cpu = sum(cpu_seconds(group_pids(w.pid)) for w in workers)
+    pg_cpu = cpu_seconds(backend_pids())
+    for w in workers:
+        os.killpg(w.pid, signal.SIGTERM)
+    for w in workers:
+        w.wait(30)
+    subs = list(Submission.objects.values_list("match_id", "state", "submitted_at", "verified_at"))
+    states = {s for _m, s, _a, _b in subs}
+    first = min(a for _m, _s, a, _b in subs)
+    last = max(b for _m, _s, _a, b in subs)
     wall = (last - first).total_seconds()
-    latencies = [(b - a).total_seconds() for _s, a, b in subs]
+    latencies = [(b - a).total_seconds() for _m, _s, a, b in subs]
+    to_rated = [(rated_at[m] - a).total_seconds() for m, _s, a, _b in subs if m in rated_at]
+    per_verify, per_rate = queries_per_record(tournament, organizer)
     return {
         "records": len(subs),
         "states": sorted(states),
         "submit_rate": len(subs) / submit_s,
         "throughput": len(subs) / wall,
+        "drain": (len(subs) / (verified_all - drain_from)) if drain_from else None,
         "median_ms": statistics.median(latencies) * 1000,
         "p95_ms": percentile(latencies, 95) * 1000,
         "max_ms": max(latencies) * 1000,
+        "rated_median_ms": statistics.median(to_rated) * 1000,
+        "rated_p95_ms": percentile(to_rated, 95) * 1000,
+        "worker_cpu_ms": worker_cpu / len(subs) * 1000,
+        "pg_cpu_ms": pg_cpu / len(subs) * 1000,
+        "queries_verify": per_verify,
+        "queries_rate": per_rate,
     }
 
 
@@ -133,22 +239,20 @@ def main():
         default=0,
         help="submissions per second (default: as fast as possible)",
     )
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (-c 1 each)")
     args = parser.parse_args()
     if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
         raise SystemExit("set DATABASE_URL to a PostgreSQL database")
     if not settings.CELERY_BROKER_URL:
-        raise SystemExit("set CELERY_BROKER_URL to a Redis broker")
+        raise SystemExit("set CELERY_BROKER_URL to a broker (Redis or RabbitMQ)")
     old_name = connection.settings_dict["NAME"]
     test_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     log_path = Path("/tmp") / f"bench-pipeline-worker-{os.getpid()}.log"
     with log_path.open("wb") as log:
-        worker = start_worker(test_name, log)
         try:
-            time.sleep(3)  # let the worker connect before the clock starts
-            result = run(args.records, args.lines, args.rate)
+            result = run(args.records, args.lines, args.rate, args.workers, test_name, log)
         finally:
-            os.killpg(worker.pid, signal.SIGTERM)
-            worker.wait(30)
+            connection.close()
             connection.creation.destroy_test_db(old_name, verbosity=0)
     cpu = next(
         (
@@ -164,9 +268,23 @@ def main():
     print(
         f"throughput, first submission to last verification: {result['throughput']:.1f} records/s"
     )
+    if result["drain"]:
+        print(f"drain, workers' start to last verification: {result['drain']:.1f} records/s")
     print(
         f"latency submission -> verified: median {result['median_ms']:.0f} ms, "
         f"p95 {result['p95_ms']:.0f} ms, max {result['max_ms']:.0f} ms"
+    )
+    print(
+        f"latency submission -> rated: median {result['rated_median_ms']:.0f} ms, "
+        f"p95 {result['rated_p95_ms']:.0f} ms"
+    )
+    print(
+        f"CPU per record: workers {result['worker_cpu_ms']:.1f} ms, "
+        f"PostgreSQL {result['pg_cpu_ms']:.1f} ms"
+    )
+    print(
+        f"queries per record (in-process sample): verification {result['queries_verify']:.1f}, "
+        f"rating {result['queries_rate']:.2f}"
     )
 
 

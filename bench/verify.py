@@ -4,6 +4,7 @@
 (the same call the CLI and the workers make). Usage:
 
     .venv/bin/python bench/verify.py [--matches 400] [--repeat 3] [--profile] [--compare-parsers]
+    .venv/bin/python bench/verify.py --corpus FILE.jsonl   # records of another origin
 
 `--compare-parsers` times decoding alone with msgspec (what the engine uses) and with an
 equivalent strict pydantic v2 model, the measurement behind the choice of msgspec.
@@ -132,8 +133,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="print the cProfile top 20")
     parser.add_argument("--compare-parsers", action="store_true", help="msgspec vs pydantic")
+    parser.add_argument(
+        "--corpus", type=Path, help="JSON lines of records instead (bench/foreign_corpus.py)"
+    )
     args = parser.parse_args()
-    records, deals = corpus(args.matches)
+    if args.corpus:
+        records = [line.encode() for line in args.corpus.read_text().splitlines() if line]
+        deals = sum(len(json.loads(r)["deals"]) for r in records)
+    else:
+        records, deals = corpus(args.matches)
     run_once(records[:20])  # warm caches
     runs = [run_once(records) for _ in range(args.repeat)]
     best = min(cpu for cpu, _ in runs)

@@ -13,6 +13,8 @@ from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
+from config.broker import amqp_options, is_amqp
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env(
@@ -127,7 +129,11 @@ ASGI_APPLICATION = "config.asgi.application"
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
-DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
+# Persistent connections (a new PostgreSQL connection costs more CPU than most requests and
+# tasks), checked before each reuse so a restarted database is survived: the first query after a
+# restart gets a fresh connection instead of an error. Celery workers keep them too (config.celery).
+DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=600))
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 CACHES = {
@@ -205,7 +211,8 @@ AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 AXES_CLIENT_IP_CALLABLE = "config.auth.client_address"
 
-# Celery: Redis in production and CI; eager (in-process) when no broker is configured.
+# Celery: RabbitMQ in production (Redis with AOF is supported too); eager (in-process) when no
+# broker is configured.
 CELERY_TASK_ALWAYS_EAGER = not env("CELERY_BROKER_URL")
 # Eager tasks never reach a broker, but Celery still opens a producer: an in-memory one.
 CELERY_BROKER_URL = env("CELERY_BROKER_URL") or "memory://localhost/"
@@ -220,6 +227,10 @@ CELERY_TASK_IGNORE_RESULT = True
 # A broker that does not answer must not hold up a submission's 202 (it stays pending for the
 # sweep): connecting gives up after a few seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, "socket_connect_timeout": 5}
+if is_amqp(CELERY_BROKER_URL):
+    # RabbitMQ, the production broker (docs/operations.md); see config.broker.
+    for _name, _value in amqp_options().items():
+        globals()[f"CELERY_{_name.upper()}"] = _value
 CELERY_TIMEZONE = TIME_ZONE
 
 # Live pages: WebSockets through Django Channels. A Redis channel layer when CHANNEL_LAYER_URL

@@ -57,6 +57,10 @@ _OPTION_VARIANTS = {
 _NOT_COMPARED = {"deck_style"}
 
 
+# Deliveries of one submission that may end without a verdict (the worker killed by the record,
+# or by the hard time limit) before it is marked failed.
+MAX_ATTEMPTS = getattr(settings, "GAMES_MAX_VERIFY_ATTEMPTS", 3)
+
 # One quick reconnect (a pooled connection gone stale after a broker restart), then give up and
 # leave the submission to the sweep: a broker outage must not hold up the API's answer.
 PUBLISH_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
@@ -283,9 +287,17 @@ def _check_players(match, tournament, seats):
     Platforms may use their own nicknames; a seat that names no player of the tournament is
     accepted. One that names a player of another line is a record for another match.
     """
-    players = Player.objects.filter(
-        Q(lines__entries__tournament=tournament) | Q(lines__in=[match.home_id, match.away_id])
-    ).values_list("name", "federation_id", "user__username", "lines")
+    # Only the players a seat can name: a few rows whatever the size of the tournament.
+    idents = {str(seat) for seat in seats} - {"", "None"}
+    players = (
+        Player.objects.filter(
+            Q(name__in=idents) | Q(federation_id__in=idents) | Q(user__username__in=idents)
+        )
+        .filter(
+            Q(lines__entries__tournament=tournament) | Q(lines__in=[match.home_id, match.away_id])
+        )
+        .values_list("name", "federation_id", "user__username", "lines")
+    )
     by_ident: dict[str, set[int]] = {}
     for name, fed, username, line in players:
         # Not the numeric player id: platforms often number their seats "1", "2".
@@ -438,6 +450,14 @@ def run_verification(submission_id: int) -> str:
         return "missing"
     if submission.is_final:
         return "already-final"
+    if submission.attempts >= MAX_ATTEMPTS:
+        # Every earlier delivery died with its worker (killed, out of memory, hard time limit)
+        # before writing anything: stop here instead of redelivering it for ever.
+        mark_error(submission_id, poison_reason(submission.attempts))
+        logger.error("submission %s: given up after %s attempts", submission_id, MAX_ATTEMPTS)
+        return "failed"
+    # Counted (and committed) before the engine runs, so a delivery that kills its worker
+    # still counts; a delivery that ends normally leaves the submission final.
     Submission.objects.filter(pk=submission_id).update(attempts=F("attempts") + 1)
     verdict = compute_verdict(submission.document)  # pure CPU work, outside any lock
     with transaction.atomic():
@@ -495,6 +515,18 @@ def _source(submission):
     return f"submission:{submission.pk} v{submission.version}"
 
 
+def poison_reason(attempts: int) -> str:
+    return _(
+        "Verification stopped its worker %(n)d times (a crash or the time limit) and was "
+        "abandoned; run it again once the cause is fixed."
+    ) % {"n": attempts}
+
+
+def uncount_attempt(submission_id: int) -> None:
+    """A delivery that ends in a retry (database trouble) is not a poison attempt."""
+    Submission.objects.filter(pk=submission_id, attempts__gt=0).update(attempts=F("attempts") - 1)
+
+
 def mark_error(submission_id: int, reason: str) -> None:
     """End a submission in ``error`` with the reason kept (unless it already reached a verdict)."""
     Submission.objects.filter(pk=submission_id, state=Submission.State.PENDING).update(
@@ -509,7 +541,7 @@ def rerun_verification(submission: Submission) -> None:
     """Send a submission back to ``pending`` and verify it again."""
     with transaction.atomic():
         Submission.objects.filter(pk=submission.pk).update(
-            state=Submission.State.PENDING, error_reason="", enqueued_at=None
+            state=Submission.State.PENDING, error_reason="", enqueued_at=None, attempts=0
         )
         transaction.on_commit(partial(enqueue_verification, submission.pk))
 

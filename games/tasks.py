@@ -6,11 +6,14 @@ that already has its final state, and writes the verdict and the match result in
 transaction with the match row locked.
 """
 
+import contextlib
 import logging
 import os
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
 from django.db import DatabaseError, InterfaceError, OperationalError
+from django.utils.translation import gettext as _
 
 from games import services
 
@@ -26,11 +29,19 @@ def pending_after_s() -> float:
     return float(os.environ.get("SCOPA_PENDING_AFTER_S", "120"))
 
 
+# A record verifies in milliseconds; one that takes this long is stuck (the soft limit raises in
+# the task, the hard limit kills the pool process and counts as a poison attempt).
+VERIFY_SOFT_LIMIT_S = 30
+VERIFY_HARD_LIMIT_S = 45
+
+
 @shared_task(
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
     max_retries=MAX_RETRIES,
+    soft_time_limit=VERIFY_SOFT_LIMIT_S,
+    time_limit=VERIFY_HARD_LIMIT_S,
     name="games.tasks.verify_submission",
 )
 def verify_submission(self, submission_id: int) -> str:
@@ -41,9 +52,19 @@ def verify_submission(self, submission_id: int) -> str:
             logger.error("submission %s: giving up after %s retries", submission_id, exc)
             _mark_error(submission_id, f"{type(exc).__name__}: {exc}")
             return "error"
+        with contextlib.suppress(DatabaseError):
+            services.uncount_attempt(submission_id)
         countdown = min(2**self.request.retries, 60)
         logger.warning("submission %s: %s; retrying in %ss", submission_id, exc, countdown)
         raise self.retry(exc=exc, countdown=countdown) from exc
+    except SoftTimeLimitExceeded:
+        logger.error("submission %s: verification over %ss", submission_id, VERIFY_SOFT_LIMIT_S)
+        _mark_error(
+            submission_id,
+            _("Verification took longer than %(s)d seconds and was stopped.")
+            % {"s": VERIFY_SOFT_LIMIT_S},
+        )
+        return "error"
     except Exception as exc:
         logger.exception("submission %s: verification failed", submission_id)
         _mark_error(submission_id, f"{type(exc).__name__}: {exc}")
@@ -58,7 +79,15 @@ def _mark_error(submission_id, reason):
         logger.exception("submission %s: could not record the error", submission_id)
 
 
-@shared_task(name="games.tasks.sweep_pending")
+@shared_task(
+    name="games.tasks.sweep_pending",
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=1,
+    retry_backoff_max=60,
+    max_retries=MAX_RETRIES,
+    soft_time_limit=120,
+    time_limit=150,
+)
 def sweep_pending(older_than_s: float | None = None, limit: int = 1000) -> int:
     """Re-enqueue submissions left pending (a broker outage, a lost message)."""
     older = pending_after_s() if older_than_s is None else older_than_s

@@ -62,6 +62,9 @@ class RatedMatch(models.Model):
     """Which matches the cache holds, with the key and fingerprint they were rated under.
 
     A changed fingerprint or key (a corrected result, a moved round) means a replay from there.
+    ``stamp`` is the match's ``updated_at`` that was rated: a match whose ``updated_at`` differs
+    (or a rateable match without a row) is what ``rate_pending`` looks at, so the set of results
+    still to rate is read from the database, never from messages.
     """
 
     match = models.OneToOneField(
@@ -75,6 +78,12 @@ class RatedMatch(models.Model):
     stage_order = models.IntegerField(_("stage order"))
     round_number = models.IntegerField(_("round number"))
     fingerprint = models.CharField(_("fingerprint"), max_length=80)
+    stamp = models.DateTimeField(
+        _("rated at match version"),
+        null=True,
+        blank=True,
+        help_text=_("The match's last change when it was rated; a newer change means re-rate."),
+    )
 
     class Meta:
         verbose_name = _("rated match")

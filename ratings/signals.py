@@ -6,14 +6,16 @@ logger = logging.getLogger(__name__)
 
 
 def on_match_result_changed(sender, match, **kwargs):
-    """Sent after commit; enqueue so result entry never waits on (or fails with) ratings."""
-    from ratings.tasks import update_match_rating
+    """Sent after commit; ask for a (debounced) rating run so result entry never waits on (or
+    fails with) ratings. What to rate is read from the database, not from this message."""
+    from ratings.tasks import request_rating
 
-    match_id = getattr(match, "pk", match)
     try:
-        update_match_rating.delay(match_id)
-    except Exception:  # a broker outage must not break result entry; recompute catches up
-        logger.exception("could not enqueue the rating update of match %s", match_id)
+        request_rating()
+    except Exception:  # a broker outage must not break result entry; the beat sweep catches up
+        logger.exception(
+            "could not enqueue the rating update of match %s", getattr(match, "pk", match)
+        )
 
 
 def _schedule_replay(scope):

@@ -710,7 +710,8 @@ class Match(models.Model):
         _("loser as"), max_length=4, choices=Slot.choices, blank=True
     )
     is_third_place = models.BooleanField(_("third-place match"), default=False)
-    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+    # Indexed: the rating workers look for the matches changed in the last minutes.
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True, db_index=True)
 
     class Meta:
         verbose_name = _("match")

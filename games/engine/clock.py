@@ -87,8 +87,10 @@ def check_clock(
             declared = "not_checkable"
         else:
             elapsed = out_t - last_ref
-            over_bank = elapsed - move_ms >= bank_left[side]
-            over_total = total_ms is not None and used[side] + elapsed >= total_ms
+            # Past means strictly after, as for the plays above: a timeout declared exactly at
+            # the limit is one the line still had time for.
+            over_bank = elapsed - move_ms > bank_left[side]
+            over_total = total_ms is not None and used[side] + elapsed > total_ms
             declared = "confirmed" if (over_bank or over_total) else "not_confirmed"
             if declared == "not_confirmed":
                 last = len(record.deals) - 1
@@ -130,7 +132,7 @@ def check_time_limit(
         times = [play.t_ms for play in deal.plays if play.t_ms is not None]
         if not times or len(times) < len(deal.plays):
             return None, []
-        if max(times) >= limit_ms:
+        if max(times) > limit_ms:  # a play exactly at the limit was still in time
             expected = d
             break
     time_up = record.outcome.time_up_in_deal

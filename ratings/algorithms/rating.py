@@ -304,3 +304,34 @@ def openskill_predict_win(
 
     p_home, p_away = model.predict_win([team(home), team(away)])
     return p_home, p_away
+
+
+def subjects_of(game: Game) -> set[Subject]:
+    """Every subject a game rates, in every pool its line size belongs to."""
+    subjects: set[Subject] = set()
+    for pool in pools_for(len(game.home)):
+        home, away = teams_for(game, pool)
+        subjects.update(home)
+        subjects.update(away)
+    return subjects
+
+
+def affected_games(
+    games: Iterable[Game], changed: set[int], seeds: Iterable[Subject] = ()
+) -> tuple[list[Game], set[Subject]]:
+    """The games whose rating changes when the games ``changed`` (match ids) change.
+
+    A changed game changes its subjects' ratings, so every later game of one of them changes
+    too, and so on down the log: the closure, walked once in key order. ``seeds`` are subjects
+    already changed before the first game (the players a corrected game no longer has). Games
+    outside the closure keep their rating history as it is, which is what lets a correction
+    re-rate only what it changes instead of the whole tail of the log.
+    """
+    affected: set[Subject] = set(seeds)
+    replay: list[Game] = []
+    for game in sorted(games, key=lambda g: g.key):
+        subjects = subjects_of(game)
+        if game.key.match_id in changed or not affected.isdisjoint(subjects):
+            affected |= subjects
+            replay.append(game)
+    return replay, affected

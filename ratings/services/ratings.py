@@ -10,11 +10,12 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Iterable
-from datetime import date
+from collections.abc import Iterable, Iterator
+from datetime import date, datetime
+from typing import TypeVar
 
 from django.db import connection, transaction
-from django.db.models import Max, Q
+from django.db.models import F, Max, Q
 
 from ratings.algorithms.rating import (
     DEFAULT_PARAMS,
@@ -27,14 +28,15 @@ from ratings.algorithms.rating import (
     Result,
     State,
     Subject,
+    affected_games,
     display_rating,
-    pools_for,
-    teams_for,
+    subjects_of,
 )
 from ratings.models import RatedMatch, Rating, RatingChange, RatingLock, RatingRun
 from tournaments.models import LineMember, Match, MatchResult, Outcome
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 UNRATED_OUTCOMES = (Outcome.FORFEIT, Outcome.BYE)
 BATCH = 5000
@@ -152,14 +154,26 @@ def _change_key_filter(start: GameKey, prefix: str = "") -> Q:
 
 def load_games(start: GameKey | None = None, match_ids: Iterable[int] | None = None) -> list[Game]:
     """The rateable games of the log (from ``start`` on, or just ``match_ids``), in key order."""
+    return _load_games(start, match_ids)[0]
+
+
+def _load_games(
+    start: GameKey | None = None, match_ids: Iterable[int] | None = None
+) -> tuple[list[Game], dict[int, datetime]]:
+    """The games, and each match's ``updated_at`` read in the same query as its key: a change
+    committed after this read carries a newer stamp, so it is seen as pending again later."""
     qs = _rateable(Match.objects.all())
     if start is not None:
         qs = qs.filter(_key_filter(start))
     if match_ids is not None:
         qs = qs.filter(id__in=list(match_ids))
-    rows = list(qs.values_list(*_KEY_FIELDS))
+    rows = []
+    stamps: dict[int, datetime] = {}
+    for row in qs.values_list(*_KEY_FIELDS, "updated_at"):
+        rows.append(row[:-1])
+        stamps[row[0]] = row[-1]
     if not rows:
-        return []
+        return [], stamps
     ids = [r[0] for r in rows]
     results: dict[int, dict[int, tuple[int, bool]]] = defaultdict(dict)
     line_ids: set[int] = set()
@@ -197,7 +211,7 @@ def load_games(start: GameKey | None = None, match_ids: Iterable[int] | None = N
             continue
         games.append(Game(GameKey(start_date, tid, stage, rnd, mid), hp, ap, result))
     games.sort(key=lambda g: g.key)
-    return games
+    return games, stamps
 
 
 def fingerprint(game: Game) -> str:
@@ -267,6 +281,7 @@ _RATED_COLUMNS = (
     "stage_order",
     "round_number",
     "fingerprint",
+    "stamp",
 )
 _RATING_COLUMNS = (
     "pool",
@@ -305,7 +320,9 @@ def _insert_rows(model, columns: tuple[str, ...], rows: Iterable[tuple]) -> None
             cursor.executemany(sql, rows[i : i + BATCH])
 
 
-def _write_changes(run: RatingRun, changes: list[Change], games: list[Game]) -> None:
+def _write_changes(
+    run: RatingRun, changes: list[Change], games: list[Game], stamps: dict[int, datetime]
+) -> None:
     _insert_rows(
         RatingChange,
         _CHANGE_COLUMNS,
@@ -344,6 +361,7 @@ def _write_changes(run: RatingRun, changes: list[Change], games: list[Game]) -> 
                 g.key.stage_order,
                 g.key.round_number,
                 fingerprint(g),
+                stamps.get(g.key.match_id),
             )
             for g in games
         ),
@@ -405,10 +423,38 @@ def _latest_key() -> GameKey | None:
 
 
 def _lock() -> None:
-    """Serialize rating writers (the row comes from migration 0002; ``flush`` may remove it)."""
+    """Serialize rating writers (the row comes from migration 0002; ``flush`` may remove it).
+
+    Only writers queue here; pages read the committed cache and never wait."""
     if not RatingLock.objects.select_for_update().filter(id=1).exists():
         RatingLock.objects.get_or_create(id=1)
         RatingLock.objects.select_for_update().get(id=1)
+
+
+def _try_lock() -> bool:
+    """Take the writers' lock if it is free; ``False`` when another writer holds it.
+
+    The rating task never waits on another writer (a worker slot blocked for the length of a
+    replay): it leaves, and is asked again a moment later (``ratings.tasks``)."""
+    if not connection.features.has_select_for_update_skip_locked:
+        _lock()
+        return True
+    if RatingLock.objects.select_for_update(skip_locked=True).filter(id=1).exists():
+        return True
+    if RatingLock.objects.filter(id=1).exists():
+        return False
+    _lock()
+    return True
+
+
+def _analyze(*models) -> None:
+    """Fresh planner statistics after a bulk rewrite: without them the next rating queries scan
+    whole indexes until autovacuum gets there."""
+    if connection.vendor != "postgresql":
+        return
+    tables = ", ".join(connection.ops.quote_name(m._meta.db_table) for m in models)
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {tables}")
 
 
 def _finish(run: RatingRun, games: int, started: float) -> RatingRun:
@@ -448,30 +494,38 @@ def recompute(
             tail.delete()
             RatedMatch.objects.filter(_change_key_filter(start)).delete()
             # Affected subjects fall back to their last change before ``start`` (or no rating).
-            restored: dict[Subject, State] = {}
-            if affected:
-                last_ids = (
-                    RatingChange.objects.filter(_subject_filter(affected))
-                    .values("pool", "player_id", "partner_id")
-                    .annotate(last=Max("id"))
-                    .values_list("last", flat=True)
-                )
-                for ch in RatingChange.objects.filter(id__in=list(last_ids)):
-                    restored[_subject_of(ch.pool, ch.player_id, ch.partner_id)] = _state_from(
-                        ch, "_after"
-                    )
-                Rating.objects.filter(_subject_filter(affected)).delete()
-                _save_ratings(restored, params)
+            restored = _restore(affected)
+            Rating.objects.filter(_subject_filter(affected)).delete()
+            _save_ratings(restored, params)
             rater = Rater(params, _load_states())
-        games = load_games(start)
+        games, stamps = _load_games(start)
         changes = rater.replay(games)
-        _write_changes(run, changes, games)
+        _write_changes(run, changes, games, stamps)
         touched = {c.subject for c in changes}
         _save_ratings({s: rater.states[s] for s in touched}, params)
+    _analyze(RatingChange, RatedMatch, Rating)
     logger.info(
         "ratings %s: %d games in %.2fs", run.kind, len(games), time.perf_counter() - started
     )
     return _finish(run, len(games), started)
+
+
+def _restore(subjects: set[Subject]) -> dict[Subject, State]:
+    """Each subject's state after its last remaining change (none: it has no rating)."""
+    restored: dict[Subject, State] = {}
+    if not subjects:
+        return restored
+    listed = list(subjects)
+    for i in range(0, len(listed), 500):
+        last_ids = (
+            RatingChange.objects.filter(_subject_filter(listed[i : i + 500]))
+            .values("pool", "player_id", "partner_id")
+            .annotate(last=Max("id"))
+            .values_list("last", flat=True)
+        )
+        for ch in RatingChange.objects.filter(id__in=list(last_ids)):
+            restored[_subject_of(ch.pool, ch.player_id, ch.partner_id)] = _state_from(ch, "_after")
+    return restored
 
 
 def _load_states(subjects: Iterable[Subject] | None = None) -> dict[Subject, State]:
@@ -481,47 +535,160 @@ def _load_states(subjects: Iterable[Subject] | None = None) -> dict[Subject, Sta
     return {_subject_of(r.pool, r.player_id, r.partner_id): _state_from(r) for r in qs}
 
 
-def update_for_match(match_id: int, params: Params = DEFAULT_PARAMS) -> RatingRun | None:
-    """Bring the cache in line with one match's (new, corrected or deleted) result.
+def _key_of(rated: RatedMatch) -> GameKey:
+    return GameKey(
+        rated.played_on,
+        rated.tournament_id_key,
+        rated.stage_order,
+        rated.round_number,
+        rated.match_id,
+    )
 
-    A new result beyond every rated game is applied incrementally; a correction, a deletion or a
-    result arriving out of order replays the log from the earliest key involved.
+
+def _chunks(ids: Iterable[T], size: int = BATCH) -> Iterator[list[T]]:
+    listed = list(ids)
+    for i in range(0, len(listed), size):
+        yield listed[i : i + size]
+
+
+# --- which results are still to rate ---------------------------------------------------------
+
+
+def pending_match_ids(limit: int | None = None, since=None) -> list[int]:
+    """Matches whose rating is missing or out of date, read from the database alone.
+
+    A rateable match (``_rateable``: the one selection of matches that count) without a
+    ``RatedMatch`` row, or whose ``updated_at`` is not the stamp it was rated at; and a rated
+    match that no longer counts (result deleted, outcome now unrated). Whatever happened to the
+    messages that announced them, these are what ``rate_pending`` rates.
+
+    ``since`` limits the look to matches changed from then on: the cheap question the debounced
+    runs ask (a scan of the match table instead of two joins over the whole log); the beat sweep
+    asks the full one.
+    """
+    rateable = _rateable(Match.objects.all())
+    rated = RatedMatch.objects.all()
+    if since is not None:
+        rateable = rateable.filter(updated_at__gte=since)
+        rated = rated.filter(match__updated_at__gte=since)
+    unrated = rateable.filter(
+        Q(rating_entry__isnull=True) | ~Q(rating_entry__stamp=F("updated_at"))
+    ).values_list("id", flat=True)
+    gone = rated.exclude(match_id__in=rateable.values("id")).values_list("match_id", flat=True)
+    if limit is not None:
+        unrated, gone = unrated[:limit], gone[:limit]
+    return sorted({*unrated, *gone})
+
+
+def rate_pending(
+    match_ids: Iterable[int] | None = None,
+    params: Params = DEFAULT_PARAMS,
+    limit: int = 20000,
+    since=None,
+) -> RatingRun | bool | None:
+    """Bring the cache in line with every pending result (or just ``match_ids``).
+
+    Results beyond every rated game are appended in one replay; corrections, deletions and
+    results that arrive out of order re-rate only the games they change (``affected_games``),
+    not the whole tail of the log. Returns the run, ``None`` when nothing changed, or ``False``
+    when another writer holds the lock (ask again later).
     """
     started = time.perf_counter()
     with transaction.atomic():
+        if not _try_lock():
+            return False
+        ids = pending_match_ids(limit, since) if match_ids is None else sorted(set(match_ids))
+        if not ids:
+            return None
+        games, stamps = _load_games(match_ids=ids)
+        by_id = {g.key.match_id: g for g in games}
+        existing = {r.match_id: r for r in RatedMatch.objects.filter(match_id__in=ids)}
+        unchanged = [
+            r
+            for mid, r in existing.items()
+            if mid in by_id
+            and _key_of(r) == by_id[mid].key
+            and r.fingerprint == fingerprint(by_id[mid])
+        ]
+        for r in unchanged:  # touched but the same game: only the stamp moves on
+            r.stamp = stamps[r.match_id]
+        if unchanged:
+            RatedMatch.objects.bulk_update(unchanged, ["stamp"], batch_size=BATCH)
+        changed = (set(by_id) | set(existing)) - {r.match_id for r in unchanged}
+        if not changed:
+            return None
+        if changed <= set(by_id) and not changed & set(existing):
+            new = sorted((by_id[m] for m in changed), key=lambda g: g.key)
+            latest = _latest_key()
+            if latest is None or new[0].key > latest:
+                return _append(new, stamps, params, started)
+        keys = [by_id[m].key for m in changed if m in by_id]
+        keys += [_key_of(existing[m]) for m in changed if m in existing]
+        return _replay_affected(min(keys), changed, params, started)
+
+
+def _append(games: list[Game], stamps, params: Params, started: float) -> RatingRun:
+    """New results beyond every rated game: rate them on top of the cache, in key order."""
+    run = _new_run(RatingRun.Kind.INCREMENTAL, params, f"{len(games)} new results")
+    subjects: set[Subject] = set()
+    for game in games:
+        subjects |= subjects_of(game)
+    rater = Rater(params, _load_states(subjects))
+    changes = rater.replay(games)
+    _write_changes(run, changes, games, stamps)
+    _save_ratings({c.subject: rater.states[c.subject] for c in changes}, params)
+    return _finish(run, len(games), started)
+
+
+def _replay_affected(
+    start: GameKey, changed: set[int], params: Params, started: float
+) -> RatingRun:
+    """Re-rate the changed games and every later game their change reaches, nothing else.
+
+    Each subject's changes stay in key order by id (its unaffected history is kept, its
+    affected tail is deleted and appended again), which is the invariant ``_restore`` reads.
+    """
+    run = _new_run(
+        RatingRun.Kind.REPLAY, params, f"{len(changed)} results corrected or out of order", start
+    )
+    tail, stamps = _load_games(start)
+    seeds = {
+        _subject_of(*row)
+        for chunk in _chunks(changed)
+        for row in RatingChange.objects.filter(match_id__in=chunk)
+        .values_list("pool", "player_id", "partner_id")
+        .distinct()
+    }
+    replay, affected = affected_games(tail, changed, seeds)
+    redo = changed | {g.key.match_id for g in replay}
+    for chunk in _chunks(redo):
+        RatingChange.objects.filter(match_id__in=chunk).delete()
+        RatedMatch.objects.filter(match_id__in=chunk).delete()
+    restored = _restore(affected)
+    rater = Rater(params, restored)
+    changes = rater.replay(replay)
+    _write_changes(run, changes, replay, stamps)
+    final = {s: rater.states[s] for s in affected if s in rater.states}
+    for subjects in _chunks(list(affected), 500):
+        Rating.objects.filter(_subject_filter(subjects)).delete()
+    _insert_rows(Rating, _RATING_COLUMNS, (_rating_row(s, st, params) for s, st in final.items()))
+    logger.info(
+        "ratings: %d changed results re-rated %d of %d later games in %.2fs",
+        len(changed),
+        len(replay),
+        len(tail),
+        time.perf_counter() - started,
+    )
+    return _finish(run, len(replay), started)
+
+
+def update_for_match(match_id: int, params: Params = DEFAULT_PARAMS) -> RatingRun | None:
+    """Bring the cache in line with one match's (new, corrected or deleted) result, waiting for
+    the writers' lock (``rate_pending`` is what the workers run)."""
+    with transaction.atomic():
         _lock()
-        games = load_games(match_ids=[match_id])
-        game = games[0] if games else None
-        existing = RatedMatch.objects.filter(match_id=match_id).first()
-        old_key = (
-            GameKey(
-                existing.played_on,
-                existing.tournament_id_key,
-                existing.stage_order,
-                existing.round_number,
-                existing.match_id,
-            )
-            if existing
-            else None
-        )
-        if existing is None and game is None:
-            return None
-        if existing and game and old_key == game.key and existing.fingerprint == fingerprint(game):
-            return None
-        latest = _latest_key()
-        if existing is None and game is not None and (latest is None or game.key > latest):
-            run = _new_run(RatingRun.Kind.INCREMENTAL, params, f"match {match_id}")
-            subjects = set()
-            for pool in pools_for(len(game.home)):
-                home, away = teams_for(game, pool)
-                subjects.update(home + away)
-            rater = Rater(params, _load_states(subjects))
-            changes = rater.apply(game)
-            _write_changes(run, changes, [game])
-            _save_ratings({c.subject: rater.states[c.subject] for c in changes}, params)
-            return _finish(run, 1, started)
-    start = min(k for k in (old_key, game.key if game else None) if k is not None)
-    return recompute(start, params, reason=f"match {match_id} corrected or out of order")
+        result = rate_pending([match_id], params)
+    return result if isinstance(result, RatingRun) else None
 
 
 def key_to_json(key: GameKey) -> list:

@@ -21,11 +21,29 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from config.broker import amqp_options, is_amqp
 from config.celery import app as celery_app
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_PORT = int(os.environ.get("SCOPA_TEST_REDIS_PORT", "6390"))
-BROKER = f"redis://127.0.0.1:{REDIS_PORT}/0"
+# SCOPA_TEST_BROKER_URL=amqp://guest:guest@127.0.0.1:5672/<vhost> runs these tests on RabbitMQ
+# (a vhost of their own, created here when rabbitmqctl is at hand, its queue purged first);
+# otherwise on a private redis-server that the tests can stop and start.
+AMQP_URL = os.environ.get("SCOPA_TEST_BROKER_URL", "")
+
+
+def _amqp_reachable(url):
+    """RabbitMQ answers on the URL's host and port (else the tests fall back to Redis)."""
+    from kombu.utils.url import url_to_parts
+
+    parts = url_to_parts(url)
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex((parts.hostname or "127.0.0.1", parts.port or 5672)) == 0
+
+
+USE_AMQP = is_amqp(AMQP_URL) and _amqp_reachable(AMQP_URL)
+BROKER = AMQP_URL if USE_AMQP else f"redis://127.0.0.1:{REDIS_PORT}/0"
 
 
 def _skip_reason():
@@ -33,7 +51,7 @@ def _skip_reason():
         return "pipeline tests need DATABASE_URL to name PostgreSQL"
     if not os.environ.get("CELERY_BROKER_URL"):
         return "pipeline tests need CELERY_BROKER_URL (a Redis broker)"
-    if not shutil.which("redis-server"):
+    if not USE_AMQP and not shutil.which("redis-server"):
         return "pipeline tests start their own redis-server, which is not installed"
     return None
 
@@ -86,8 +104,27 @@ class RedisServer:
         self.proc = None
 
 
+def _prepare_vhost(url):
+    """Create the tests' vhost if it is missing and empty its queue of an earlier run."""
+    from kombu import Connection
+
+    vhost = url.rsplit("/", 1)[-1] or "/"
+    if vhost != "/" and shutil.which("rabbitmqctl"):
+        for cmd in (
+            ["rabbitmqctl", "add_vhost", vhost],
+            ["rabbitmqctl", "set_permissions", "-p", vhost, "guest", ".*", ".*", ".*"],
+        ):
+            subprocess.run(cmd, capture_output=True, timeout=60, check=False)
+    with Connection(url, connect_timeout=5) as conn, contextlib.suppress(Exception):
+        conn.default_channel.queue_purge("celery")
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory):
+    if USE_AMQP:
+        _prepare_vhost(BROKER)
+        yield None
+        return
     if _port_open(REDIS_PORT):
         pytest.skip(f"port {REDIS_PORT} is taken; set SCOPA_TEST_REDIS_PORT")
     server = RedisServer(REDIS_PORT, tmp_path_factory.mktemp("redis"))
@@ -97,22 +134,26 @@ def redis_server(tmp_path_factory):
 
 
 def _reset_producer_pool():
-    """Forget the cached broker pools so the next publish connects to the current broker_url
-    (kombu keys its pools by connection, so the other broker's pool is left intact)."""
+    """Forget the cached broker pools and queue declarations so the next publish connects to
+    the current broker_url with the current queue settings (kombu keys its pools by
+    connection, so the other broker's pool is left intact)."""
     celery_app._pool = None
     with contextlib.suppress(AttributeError):
         celery_app.amqp._producer_pool = None
+    celery_app.__dict__.pop("amqp", None)
 
 
 @pytest.fixture
 def broker(redis_server):
-    """This process publishes to the private Redis for the test's duration."""
-    saved = (celery_app.conf.broker_write_url, celery_app.conf.task_always_eager)
-    celery_app.conf.broker_write_url = BROKER  # publishing uses the write URL
-    celery_app.conf.task_always_eager = False
+    """This process publishes to the tests' broker for the test's duration."""
+    names = ["broker_write_url", "task_always_eager"]
+    options = amqp_options() if USE_AMQP else {}
+    names += [n for n in options if n not in names]
+    saved = {name: celery_app.conf.get(name) for name in names}
+    celery_app.conf.update(broker_write_url=BROKER, task_always_eager=False, **options)
     _reset_producer_pool()
     yield redis_server
-    celery_app.conf.broker_write_url, celery_app.conf.task_always_eager = saved
+    celery_app.conf.update(**saved)
     _reset_producer_pool()
 
 
@@ -132,21 +173,26 @@ class Workers:
         self.logdir = logdir
         self.procs = []
 
-    def start(self, *, beat=False, sweep_every_s=1.0, pending_after_s=3.0):
+    def start(
+        self, *, beat=False, sweep_every_s=1.0, pending_after_s=3.0, database_url=None, poison=False
+    ):
         env = dict(os.environ)
         env.update(
-            DATABASE_URL=test_database_url(),
+            DATABASE_URL=database_url or test_database_url(),
             CELERY_BROKER_URL=BROKER,
             SCOPA_SWEEP_EVERY_S=str(sweep_every_s),
+            SCOPA_RATING_SWEEP_EVERY_S=str(sweep_every_s),
+            SCOPA_RATING_DEBOUNCE_S="1",
             SCOPA_PENDING_AFTER_S=str(pending_after_s),
             LOG_LEVEL="WARNING",
             PYTHONUNBUFFERED="1",
         )
         index = len(self.procs)
+        # ``poison_worker`` is celery with a record that kills its process (see there).
+        main = ["tests/pipeline/poison_worker.py"] if poison else ["-m", "celery"]
         cmd = [
             sys.executable,
-            "-m",
-            "celery",
+            *main,
             "-A",
             "config",
             "worker",

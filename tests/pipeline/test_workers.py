@@ -16,7 +16,7 @@ from django.db.models import Count
 from games.models import Submission
 from tests.api import factories
 from tests.api.conftest import client_for
-from tests.pipeline.conftest import SKIP_REASON
+from tests.pipeline.conftest import SKIP_REASON, USE_AMQP
 from tournaments.models import ChangeLog, DealResult, MatchResult
 from tournaments.services.standings import group_standings
 
@@ -70,6 +70,26 @@ def assert_applied_exactly_once(tournament):
         assert DealResult.objects.filter(match=sub.match_id).count() == 2 * deals
 
 
+def assert_rated_exactly_once(tournament, workers, timeout=60):
+    """Every result in force rated once: one rated entry and one change per player and match,
+    with nobody having announced anything but the workers' own messages and sweeps."""
+    from ratings.models import RatedMatch, RatingChange
+    from ratings.services.ratings import pending_match_ids
+
+    deadline = time.monotonic() + timeout
+    while pending_match_ids() and time.monotonic() < deadline:
+        time.sleep(0.25)
+    assert pending_match_ids() == [], workers.logs()
+    done = MatchResult.objects.filter(match__round__stage__tournament=tournament).values("match_id")
+    matches = set(done.values_list("match_id", flat=True))
+    rated = Counter(RatedMatch.objects.filter(match__in=matches).values_list("match", flat=True))
+    assert set(rated) == matches and set(rated.values()) == {1}
+    changes = Counter(
+        RatingChange.objects.filter(match__in=matches).values_list("match", flat=True)
+    )
+    assert set(changes.values()) == {2}  # singles: one change per player
+
+
 def expected_table(tournament):
     """Standings figures recomputed from the verdicts, independently of the services."""
     rows = {}
@@ -101,6 +121,7 @@ def test_hundreds_of_records_all_verified_and_standings_right(workers, db):
     assert len(ids) == 300
     wait_until_final(ids, workers, timeout=120)
     assert_applied_exactly_once(tournament)
+    assert_rated_exactly_once(tournament, workers)
     expected = expected_table(tournament)
     group = tournament.stages.get().groups.get()
     table = group_standings(group)
@@ -138,8 +159,10 @@ def test_a_worker_killed_mid_run_loses_nothing_and_applies_nothing_twice(workers
     workers.start(beat=True, sweep_every_s=1, pending_after_s=2)
     wait_until_final(ids, workers, timeout=90)
     assert_applied_exactly_once(tournament)
+    assert_rated_exactly_once(tournament, workers)
 
 
+@pytest.mark.skipif(USE_AMQP, reason="stops the private Redis broker")
 def test_broker_outage_delays_but_loses_nothing(workers, broker, db):
     organizer = factories.user("pipeline-outage", is_staff=True)
     tournament = factories.tournament(lines=6, organizer=organizer)  # 15 matches
@@ -155,6 +178,7 @@ def test_broker_outage_delays_but_loses_nothing(workers, broker, db):
     broker.start()
     wait_until_final(ids, workers, timeout=90)
     assert_applied_exactly_once(tournament)
+    assert_rated_exactly_once(tournament, workers)
 
 
 def test_a_pool_process_killed_mid_task_is_redelivered_without_the_sweep(workers, db):
@@ -173,3 +197,37 @@ def test_a_pool_process_killed_mid_task_is_redelivered_without_the_sweep(workers
         os.kill(int(child), signal.SIGKILL)
     wait_until_final(ids, workers, timeout=90)
     assert_applied_exactly_once(tournament)
+    assert_rated_exactly_once(tournament, workers)
+
+
+def test_a_poison_record_ends_failed_and_holds_back_nothing(workers, db):
+    """A record that kills the process verifying it: redelivered a bounded number of times,
+    then marked failed; every other record of the burst is verified and rated."""
+    from games.services import MAX_ATTEMPTS
+
+    organizer = factories.user("pipeline-poison", is_staff=True)
+    tournament = factories.tournament(lines=8, organizer=organizer)  # 28 matches
+    workers.start(poison=True)
+    client = client_for(organizer, token=True)
+    matches = factories.matches(tournament)
+    ids = []
+    for index, match in enumerate(matches):
+        doc = factories.record(tournament, seed=4000 + index)
+        if index == 3:
+            doc["seats"] = ["POISON", "nobody"]
+        response = client.post(f"/api/v1/matches/{match.pk}/records/", data=doc, format="json")
+        assert response.status_code == 202, response.content
+        ids.append(response.json()["id"])
+    wait_until_final(ids, workers, timeout=120)
+    poison = Submission.objects.get(pk=ids[3])
+    assert poison.state == "error" and poison.attempts == MAX_ATTEMPTS, workers.logs()
+    assert str(MAX_ATTEMPTS) in poison.error_reason
+    others = Submission.objects.filter(pk__in=ids).exclude(pk=poison.pk)
+    assert set(others.values_list("state", flat=True)) == {"verified"}
+    logs = Counter(
+        ChangeLog.objects.filter(tournament=tournament, action="result.verified").values_list(
+            "match_id", flat=True
+        )
+    )
+    assert set(logs.values()) == {1} and len(logs) == others.count()
+    assert_rated_exactly_once(tournament, workers)

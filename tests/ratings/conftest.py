@@ -105,3 +105,32 @@ def eager_celery(settings):
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = previous
+
+
+@pytest.fixture
+def league(world):
+    """Two singles tournaments and a pairs one, with wins, a draw and a timeout."""
+    ps = [world.player() for _ in range(6)]
+    lines = [world.line(p) for p in ps]
+    t1 = world.tournament("winter", date(2026, 1, 10))
+    t2 = world.tournament("spring", date(2026, 4, 10))
+    tp = world.tournament("pairs", date(2026, 2, 1), seats=2)
+    pair_lines = [world.line(ps[0], ps[1]), world.line(ps[2], ps[3]), world.line(ps[4], ps[5])]
+    matches = [
+        world.play(t1, 1, lines[0], lines[1], 11, 5),
+        world.play(t1, 1, lines[2], lines[3], 6, 11),
+        world.play(t1, 1, lines[4], lines[5], 8, 8),
+        world.play(t1, 2, lines[0], lines[2], 11, 9),
+        world.play(t1, 2, lines[1], lines[5], 11, 3),
+        world.play(tp, 1, pair_lines[0], pair_lines[1], 11, 4),
+        world.play(tp, 2, pair_lines[1], pair_lines[2], 7, 11),
+        world.play(t2, 1, lines[3], lines[0], 9, 4, outcome=Outcome.TIMEOUT, offender=lines[3]),
+        world.play(t2, 1, lines[4], lines[2], 11, 2),
+    ]
+    return {
+        "players": ps,
+        "lines": lines,
+        "pair_lines": pair_lines,
+        "matches": matches,
+        "t": (t1, t2, tp),
+    }
