@@ -23,7 +23,13 @@ def make_tournament(preset="scopa-classica-11", n_lines=0, stages=(), **override
     if n_lines:
         rows = [
             entries.LineRow(
-                name=f"Linea {i:03d}", players=[(f"Giocatore {i:03d}", "")], row_number=i
+                name=f"Linea {i:03d}",
+                # as many players as the preset's lines have (the Valliadi plays pairs)
+                players=[
+                    (f"Giocatore {i:03d}{'abc'[k] if k else ''}", "")
+                    for k in range(tournament.seats_per_line)
+                ],
+                row_number=i,
             )
             for i in range(1, n_lines + 1)
         ]
