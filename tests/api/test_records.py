@@ -337,7 +337,9 @@ def test_two_disagreeing_legal_versions_wait_for_the_organizer(
     second.refresh_from_db()
     first.refresh_from_db()
     assert second.is_standing and not first.is_standing
-    assert not second.needs_decision and first.needs_decision
+    # the first is superseded, not waiting: a decision was made (it can still be brought back)
+    assert not second.needs_decision and not first.needs_decision
+    assert first.result_version_status == "superseded"
     home = MatchResult.objects.get(match=match, line=match.home)
     assert home.points == second.verdict["totals"][0]
 
