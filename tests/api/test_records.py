@@ -390,3 +390,26 @@ def test_listing_a_private_matchs_records_is_404_for_strangers(api, db):
     assert_error(api(factories.user()).get(url(match)), 404)
     player = factories.players_user(match.home)
     assert api(player).get(url(match)).status_code == 200
+
+
+def test_a_desk_correction_over_a_record_is_not_undone_by_a_rerun(
+    api, organizer, tournament, match, django_capture_on_commit_callbacks
+):
+    from tournaments.services import results
+
+    sub = submit_and_run(
+        api(organizer), match, factories.record(tournament), django_capture_on_commit_callbacks
+    )
+    assert sub.is_standing
+    home, away = sub.verdict["totals"]
+    corrected = [{"points": [away, home + 5], "breakdown": [{"scope": away}, {"scope": home + 5}]}]
+    with django_capture_on_commit_callbacks(execute=True):
+        results.enter_result(match, corrected, user=organizer, based_on=1, reason="referee")
+    sub.refresh_from_db()
+    assert not sub.is_standing  # the record no longer stands: no replay of it
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api(organizer).post(f"/api/v1/submissions/{sub.pk}/rerun/")
+    assert response.status_code == 202
+    sub.refresh_from_db()
+    assert sub.state == "verified" and not sub.is_standing
+    assert MatchResult.objects.get(match=match, line=match.home).points == away
