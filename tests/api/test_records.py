@@ -413,3 +413,26 @@ def test_a_desk_correction_over_a_record_is_not_undone_by_a_rerun(
     sub.refresh_from_db()
     assert sub.state == "verified" and not sub.is_standing
     assert MatchResult.objects.get(match=match, line=match.home).points == away
+
+
+def test_choosing_a_version_based_on_a_stale_one_is_a_409(
+    api, organizer, tournament, match, django_capture_on_commit_callbacks
+):
+    client = api(organizer)
+    first = submit_and_run(
+        client, match, factories.record(tournament, seed=10), django_capture_on_commit_callbacks
+    )
+    second = submit_and_run(
+        client, match, factories.record(tournament, seed=11), django_capture_on_commit_callbacks
+    )
+    assert first.is_standing and second.needs_decision
+    response = client.post(f"/api/v1/submissions/{second.pk}/stand/", HTTP_IF_MATCH='"7"')
+    assert response.status_code == 409, response.content
+    body = response.json()
+    assert body["error"]["code"] == "stale_version"
+    assert body["current"]["number"] == 1 and body["current"]["status"] == "in_force"
+    second.refresh_from_db()
+    assert second.needs_decision
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/api/v1/submissions/{second.pk}/stand/", {"based_on": 1})
+    assert response.status_code == 200, response.content
