@@ -78,6 +78,7 @@ def tournament_desk(request, slug):
         "stages": stages,
         "missing": sel.missing_results(tournament),
         "submissions": sel.submissions_needing_attention(tournament),
+        "decisions": sel.pending_decisions(tournament),
         "changes": _labelled(sel.recent_changes(tournament)),
     }
     return render(request, "tournaments/desk/tournament.html", context)
@@ -88,6 +89,9 @@ def _action_labels():
         "result.entered": _("Result entered"),
         "result.verified": _("Verified record applied"),
         "result.deleted": _("Result deleted"),
+        "result.awaiting": _("Record waiting for a decision"),
+        "result.accepted": _("Version accepted"),
+        "result.rejected": _("Version rejected"),
         "stage.closed": _("Stage closed"),
         "bracket.generated": _("Bracket generated"),
         "rounds.generated": _("Rounds generated"),
