@@ -16,40 +16,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tournaments.algorithms.round_robin import berger_rounds
 from tournaments.algorithms.standings import PlayedMatch, TieBreak, rank_group
-from tournaments.algorithms.vp import Outcome, load_tables, match_score
+from tournaments.algorithms.vp import MatchScore, Outcome, load_tables, match_score
 
 TABLE = load_tables()["points-11"]
 TIEBREAKS = list(TieBreak)
 
 
-def played(rng: random.Random, home: int, away: int) -> PlayedMatch:
+def played(rng: random.Random, home: int, away: int) -> PlayedMatch[int]:
     home_points, away_points = rng.randint(0, 16), rng.randint(0, 16)
+    points = (home_points, away_points)
     if home_points == away_points:
-        return PlayedMatch(home, away, home_points, away_points, 10, 10, 0, 0, None)
+        return PlayedMatch.from_score(home, away, points, MatchScore(10, 10, 0, 0), winner=None)
     score = match_score(TABLE, abs(home_points - away_points), Outcome.COMPLETED)
-    if home_points > away_points:
-        return PlayedMatch(
-            home,
-            away,
-            home_points,
-            away_points,
-            score.vp_winner,
-            score.vp_loser,
-            score.mp_winner,
-            score.mp_loser,
-            home,
-        )
-    return PlayedMatch(
-        home,
-        away,
-        home_points,
-        away_points,
-        score.vp_loser,
-        score.vp_winner,
-        score.mp_loser,
-        score.mp_winner,
-        away,
-    )
+    winner = home if home_points > away_points else away
+    return PlayedMatch.from_score(home, away, points, score, winner=winner)
 
 
 def round_robin_group(rng: random.Random, first_id: int, n: int) -> tuple[list[int], list]:

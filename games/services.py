@@ -10,6 +10,7 @@ transaction with the match row locked, so a re-delivered task never applies a re
 import json
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
@@ -165,7 +166,7 @@ def effective_options(variant: str, options: dict | None) -> dict:
         name: value
         for name, value in merged.items()
         if name not in _NOT_COMPARED
-        and (_OPTION_VARIANTS.get(name) is None or variant in _OPTION_VARIANTS[name])
+        and ((applies := _OPTION_VARIANTS.get(name)) is None or variant in applies)
     }
 
 
@@ -248,7 +249,7 @@ def _check_players(match, tournament, seats):
     players = Player.objects.filter(
         Q(lines__entries__tournament=tournament) | Q(lines__in=[match.home_id, match.away_id])
     ).values_list("name", "federation_id", "user__username", "lines")
-    by_ident = {}
+    by_ident: dict[str, set[int]] = {}
     for name, fed, username, line in players:
         # Not the numeric player id: platforms often number their seats "1", "2".
         for ident in {name, fed, username} - {None, ""}:
@@ -348,7 +349,7 @@ def enqueue_verification(submission_id: int) -> bool:
 
 def stale_pending(older_than_s: float):
     """Pending submissions not (re-)enqueued for ``older_than_s`` seconds."""
-    cutoff = timezone.now() - timezone.timedelta(seconds=older_than_s)
+    cutoff = timezone.now() - timedelta(seconds=older_than_s)
     return (
         Submission.objects.filter(state=Submission.State.PENDING)
         .annotate(last_try=Coalesce("enqueued_at", "submitted_at"))

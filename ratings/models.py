@@ -11,18 +11,20 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from ratings.algorithms.rating import DEFAULT_PARAMS, display_rating, is_provisional
+from ratings.algorithms.rating import (
+    DEFAULT_PARAMS,
+    POOL_LABELS,
+    display_rating,
+    is_provisional,
+)
 
 logger = logging.getLogger(__name__)
 
 
-class Pool(models.TextChoices):
-    """Mirrors ``ratings.algorithms.rating.Pool``."""
-
-    SINGLES = "singles", _("Singles")
-    PAIRS = "pairs", _("Pairs (players)")
-    PAIR_UNITS = "pair_units", _("Fixed pairs")
-    TRIOS = "trios", _("Trios (players)")
+Pool = models.TextChoices(
+    "Pool", [(key.name, (str(key), _(label))) for key, label in POOL_LABELS.items()]
+)
+Pool.__doc__ = "Rating pools: ``ratings.algorithms.rating.Pool`` and its labels."
 
 
 class RatingRun(models.Model):

@@ -41,7 +41,7 @@ class ExportRangeError(ValueError):
 
 @require_GET
 def leaderboard(request):
-    pool = request.GET.get("pool") or Pool.SINGLES
+    pool = request.GET.get("pool") or queries.default_pool()
     if pool not in Pool.values:
         raise Http404("unknown pool")
     rows = queries.leaderboard(pool)

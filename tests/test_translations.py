@@ -154,3 +154,125 @@ def test_home_page_follows_the_language(client):
     assert english.status_code == 200
     assert '<html lang="en">' in english.content.decode()
     assert "Scopa tournaments" in english.content.decode()
+
+
+# --------------------------------------------------------------------------- pages in Italian
+
+# Italian names of the project's models that are feminine: Django's generic admin text puts
+# them after "un altro" / "Il" / "selezionati", which does not agree.
+FEMININE = ("fase", "fasi", "linea", "linee", "iscrizione", "iscrizioni", "modifica", "modifiche")
+_NAMES = "|".join(FEMININE)
+DISAGREEING = re.compile(
+    rf"\b(?:un altro|il|lo|questo)\s+(?:{_NAMES})\b"
+    r"|\b(?:fasi|linee|iscrizioni|modifiche)\s+selezionati\b",
+    re.IGNORECASE,
+)
+TAG = re.compile(r"<script.*?</script>|<style.*?</style>|<[^>]+>", re.DOTALL)
+
+
+def _text(html: str) -> str:
+    return " ".join(TAG.sub(" ", html).split())
+
+
+def _english_msgids(catalog: polib.POFile) -> list[str]:
+    """Catalog sentences (two words or more, no placeholder) whose Italian differs: seeing one
+    of them on an Italian page means English was left there."""
+    return [
+        e.msgid
+        for e in _live(catalog)
+        if " " in e.msgid
+        and len(e.msgid) > 14
+        and not _placeholders(e.msgid)
+        and not e.msgid_plural
+        and e.msgstr != e.msgid
+    ]
+
+
+@pytest.fixture
+def italian_admin(client, django_user_model):
+    from tests.pages.factories import build_tournament
+
+    tournament = build_tournament(4, slug="italiano", play=False)
+    admin = django_user_model.objects.create_superuser("capo", "capo@example.org", "x-pass-12345")
+    client.force_login(admin)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "it"
+    return client, tournament
+
+
+@pytest.mark.django_db
+def test_admin_italian_agrees_in_gender_and_names_the_product(italian_admin):
+    from django.urls import reverse
+
+    client, tournament = italian_admin
+    stage = tournament.stages.get(order=1)
+    pages = [
+        reverse("admin:index"),
+        reverse("admin:tournaments_tournament_change", args=[tournament.pk]),
+        reverse("admin:tournaments_stage_changelist"),
+        reverse("admin:tournaments_entry_changelist"),
+        reverse("admin:tournaments_changelog_changelist"),
+    ]
+    texts = [_text(client.get(url).content.decode()) for url in pages]
+    change = client.post(
+        reverse("admin:tournaments_stage_change", args=[stage.pk]),
+        {
+            "tournament": tournament.pk,
+            "order": 1,
+            "name": "Gironi",
+            "kind": stage.kind,
+            "status": stage.status,
+            "groups-TOTAL_FORMS": "0",
+            "groups-INITIAL_FORMS": "0",
+            "groups-MIN_NUM_FORMS": "0",
+            "groups-MAX_NUM_FORMS": "1000",
+        },
+        follow=True,
+    )
+    texts.append(_text(change.content.decode()))
+    for text in texts:
+        assert not DISAGREEING.findall(text), DISAGREEING.findall(text)
+        assert "Amministrazione Django" not in text
+        assert "Choose " not in text
+    assert "Tornei di scopa" in texts[0]
+
+
+@pytest.mark.django_db
+def test_change_log_in_the_admin_speaks_in_sentences(italian_admin):
+    from django.urls import reverse
+
+    from tests.pages.factories import play_stage
+
+    client, tournament = italian_admin
+    play_stage(tournament.stages.get(order=1), limit=1)
+    text = _text(client.get(reverse("admin:tournaments_changelog_changelist")).content.decode())
+    assert "winner=" not in text and "result.entered" not in text
+
+
+@pytest.mark.django_db
+def test_no_english_left_on_italian_desk_and_admin_pages(italian_admin, it_catalog):
+    from django.urls import reverse
+
+    client, tournament = italian_admin
+    tournament.organizers.add(tournament.organizers.model.objects.get(username="capo"))
+    english = _english_msgids(it_catalog)
+    round_ = tournament.stages.get(order=1).rounds.first()
+    line = tournament.entries.first().line
+    pages = [
+        reverse("desk:home"),
+        reverse("desk:tournament", args=[tournament.slug]),
+        reverse("desk:lines", args=[tournament.slug]),
+        reverse("desk:withdraw", args=[tournament.slug, line.pk]),
+        reverse("desk:sheet", args=[tournament.slug, round_.pk]),
+        reverse("desk:projector", args=[tournament.slug, round_.pk]),
+        reverse("desk:podium", args=[tournament.slug]),
+        reverse("desk:new"),
+        reverse("admin:index"),
+        reverse("admin:tournaments_tournament_change", args=[tournament.pk]),
+    ]
+    left = {}
+    for url in pages:
+        text = _text(client.get(url).content.decode())
+        found = [msgid for msgid in english if msgid in text]
+        if found:
+            left[url] = found
+    assert not left, f"English on Italian pages: {left}"

@@ -20,14 +20,13 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html, format_html_join
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from tournaments.algorithms import vp as vp_algo
 from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.forms import (
-    CATEGORIES,
     CloseStageForm,
     CreateGroupsForm,
     DealFormSet,
@@ -35,6 +34,7 @@ from tournaments.forms import (
     PresetTournamentForm,
     ResultForm,
     deals_from_formset,
+    result_categories,
 )
 from tournaments.models import (
     ChangeLog,
@@ -55,6 +55,8 @@ from tournaments.models import (
     VPTableRow,
 )
 from tournaments.services import changelog, entries, presets, results, schedule, standings
+
+from . import admin_texts  # noqa: F401  (site header, gender-neutral admin messages)
 
 logger = logging.getLogger(__name__)
 
@@ -240,8 +242,8 @@ class TournamentAdmin(LoggedAdminMixin, admin.ModelAdmin):
     search_fields = ["name", "slug", "venue"]
     date_hierarchy = "start_date"
     prepopulated_fields = {"slug": ["name"]}
-    autocomplete_fields = ["vp_table"]
-    filter_horizontal = ["organizers", "referees"]
+    # a search box instead of the two-list chooser (whose text Django leaves in English)
+    autocomplete_fields = ["vp_table", "organizers", "referees"]
     inlines = [StageInline, EntryInline]
     fieldsets = [
         (
@@ -707,7 +709,8 @@ class MatchAdmin(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
-    def _initial_deals(self, match):
+    def _initial_deals(self, match, categories):
+        known = {key for key, _label in categories}
         deals = {}
         for deal in match.deals.all():
             row = deals.setdefault(
@@ -716,15 +719,11 @@ class MatchAdmin(admin.ModelAdmin):
             )
             side = "home" if deal.line_id == match.home_id else "away"
             row[f"{side}_points"] = deal.points
-            known = {key for key, _label in CATEGORIES}
-            other = 0
+            # a key the variant does not score (an old catch-all) has no column: the
+            # referee then asks for the breakdown to be corrected before saving
             for key, value in deal.breakdown.items():
                 if key in known:
                     row[f"{side}_{key}"] = value
-                else:
-                    other += value
-            if other:
-                row[f"{side}_other"] = other
         rows = [deals[n] for n in sorted(deals)]
         tiebreaks = [row for row in rows if row["tiebreak"]]
         # The last capture of a level last tie-break deal is not stored: its maker lost.
@@ -741,9 +740,12 @@ class MatchAdmin(admin.ModelAdmin):
         if not self.has_change_permission(request, match):
             return HttpResponseRedirect(reverse("admin:tournaments_match_changelist"))
         tournament = match.round.stage.tournament
+        categories = result_categories(tournament)
         if request.method == "POST":
             form = ResultForm(request.POST)
-            formset = DealFormSet(request.POST, prefix="deals")
+            formset = DealFormSet(
+                request.POST, prefix="deals", form_kwargs={"categories": categories}
+            )
             if form.is_valid() and formset.is_valid():
                 data = form.cleaned_data
                 offender = {"home": match.home, "away": match.away}.get(data["offender"])
@@ -762,11 +764,12 @@ class MatchAdmin(admin.ModelAdmin):
                     messages.success(request, _("Result stored for %(match)s.") % {"match": match})
                     return HttpResponseRedirect(reverse("admin:tournaments_match_changelist"))
         else:
-            initial_deals = self._initial_deals(match)
+            initial_deals = self._initial_deals(match, categories)
             default_deals = tournament.end_value if tournament.end_rule == "deals" else 3
             formset = DealFormSet(
                 prefix="deals",
                 initial=initial_deals or [{} for _i in range(default_deals)],
+                form_kwargs={"categories": categories},
             )
             offender = ""
             if match.offender_id:
@@ -781,7 +784,7 @@ class MatchAdmin(admin.ModelAdmin):
             "tournament": tournament,
             "form": form,
             "formset": formset,
-            "categories": CATEGORIES,
+            "categories": categories,
             "opts": self.model._meta,
             "original": match,
         }
@@ -823,10 +826,27 @@ class MatchAdmin(admin.ModelAdmin):
         return None
 
 
+class ChangeActionFilter(admin.SimpleListFilter):
+    """Filter by action, listed by their labels rather than their codes."""
+
+    title = gettext_lazy("action")
+    parameter_name = "action"
+
+    def lookups(self, request, model_admin):
+        from tournaments.views.desk import _labelled
+
+        actions = ChangeLog.objects.order_by("action").values_list("action", flat=True).distinct()
+        rows = _labelled([ChangeLog(action=action, detail={}) for action in actions])
+        return [(row.action, row.action_label) for row in rows]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(action=self.value()) if self.value() else queryset
+
+
 @admin.register(ChangeLog)
 class ChangeLogAdmin(admin.ModelAdmin):
-    list_display = ["created_at", "tournament", "action", "user", "match", "detail_text"]
-    list_filter = ["action", "tournament"]
+    list_display = ["created_at", "tournament", "action_text", "user", "match", "detail_text"]
+    list_filter = [ChangeActionFilter, "tournament"]
     search_fields = ["action", "user__username", "tournament__name"]
     list_select_related = ["tournament", "user", "match__home", "match__away"]
     date_hierarchy = "created_at"
@@ -835,7 +855,19 @@ class ChangeLogAdmin(admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("detail"))
     def detail_text(self, obj):
-        return format_html_join(", ", "{}={}", ((k, v) for k, v in obj.detail.items() if v))
+        return getattr(obj, "sentence", "")
+
+    @admin.display(description=gettext_lazy("action"), ordering="action")
+    def action_text(self, obj):
+        return getattr(obj, "action_label", obj.action)
+
+    def get_changelist_instance(self, request):
+        """Labels and sentences with names instead of codes and ids (``winner=26``)."""
+        from tournaments.views.desk import _labelled
+
+        changelist = super().get_changelist_instance(request)
+        changelist.result_list = _labelled(changelist.result_list)
+        return changelist
 
     def has_add_permission(self, request):
         return False

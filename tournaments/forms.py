@@ -11,14 +11,13 @@ from django.utils.translation import pgettext_lazy
 
 from tournaments.models import Outcome
 
-CATEGORIES = [
-    ("scope", _("Scope")),
-    ("carte", _("Cards")),
-    ("denari", _("Coins")),
-    ("settebello", _("Settebello")),
-    ("primiera", _("Primiera")),
-    ("other", _("Other")),
-]
+
+def result_categories(tournament):
+    """``[(key, label)]``: the breakdown columns of a deal of ``tournament``, from the engine's
+    variant registry (the variant's categories under its options)."""
+    from tournaments.views.selectors import category_label, scoring_categories
+
+    return [(key, category_label(key)) for key in scoring_categories(tournament)]
 
 
 class PresetTournamentForm(forms.Form):
@@ -136,6 +135,8 @@ class ResultForm(forms.Form):
 
 
 class DealForm(forms.Form):
+    """One deal of the admin's result form; ``categories`` are :func:`result_categories`."""
+
     tiebreak = forms.BooleanField(label=_("tie-break"), required=False)
     penalty = forms.BooleanField(label=_("penalty"), required=False)
     last_capture = forms.ChoiceField(
@@ -148,19 +149,20 @@ class DealForm(forms.Form):
         ],
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, categories=(), **kwargs):
         super().__init__(*args, **kwargs)
+        self.categories = list(categories)
         for side in ("home", "away"):
             self.fields[f"{side}_points"] = forms.IntegerField(
                 label=_("points"), min_value=0, max_value=99, required=False
             )
-            for key, label in CATEGORIES:
+            for key, label in self.categories:
                 self.fields[f"{side}_{key}"] = forms.IntegerField(
                     label=label, min_value=0, max_value=99, required=False
                 )
 
     def side_fields(self, side):
-        return [self[f"{side}_points"]] + [self[f"{side}_{key}"] for key, _label in CATEGORIES]
+        return [self[f"{side}_points"]] + [self[f"{side}_{key}"] for key, _label in self.categories]
 
     def home_fields(self):
         return self.side_fields("home")
@@ -173,14 +175,14 @@ class DealForm(forms.Form):
         return not any(
             data.get(f"{side}_{key}")
             for side in ("home", "away")
-            for key in ["points"] + [k for k, _label in CATEGORIES]
+            for key in ["points"] + [k for k, _label in self.categories]
         ) and not (data.get("tiebreak") or data.get("penalty"))
 
     def as_deal(self):
         data = self.cleaned_data
         deal = {"points": [], "breakdown": []}
         for side in ("home", "away"):
-            breakdown = {key: data.get(f"{side}_{key}") or 0 for key, _label in CATEGORIES}
+            breakdown = {key: data.get(f"{side}_{key}") or 0 for key, _label in self.categories}
             breakdown = {k: v for k, v in breakdown.items() if v}
             points = data.get(f"{side}_points")
             deal["points"].append(sum(breakdown.values()) if points is None else points)

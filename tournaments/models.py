@@ -12,20 +12,42 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.functional import lazy
+from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
+
+from games.engine.variants import VARIANTS
+from tournaments.algorithms.standings import TIEBREAKS
+from tournaments.algorithms.vp import OUTCOME_LABELS
 
 from tournaments.sources import ResultSource
 
 logger = logging.getLogger(__name__)
 
 
-class Variant(models.TextChoices):
-    """Mirrors ``games.engine`` variant names, which records carry verbatim."""
+def engine_lang():
+    """The rules engine's language for the active Django language (Italian unless English)."""
+    return "en" if (get_language() or "").startswith("en") else "it"
 
-    SCOPA = "scopa", _("Scopa")
-    SCOPA_D_ASSI = "scopa-d-assi", _("Scopa d'assi (asso piglia tutto)")
-    SCOPA_15 = "scopa-15", _("Scopa a 15")
+
+def _engine_label(label):
+    """An engine ``Label`` (Italian and English) as a lazy string in the active language."""
+
+    def text():
+        return label(engine_lang())
+
+    return lazy(text, str)()
+
+
+def _member(value):
+    return value.upper().replace("-", "_")
+
+
+Variant = models.TextChoices(
+    "Variant",
+    [(_member(key), (key, _engine_label(v.name))) for key, v in VARIANTS.items()],
+)
+Variant.__doc__ = "The variants of ``games.engine.variants.VARIANTS``, as records name them."
 
 
 class DeckStyle(models.TextChoices):
@@ -43,16 +65,11 @@ class EndRule(models.TextChoices):
     DEALS = "deals", _("Number of deals")
 
 
-class TieBreak(models.TextChoices):
-    """Standings criteria after VP; values mirror ``tournaments.algorithms.standings.TieBreak``."""
-
-    MP = "mp", _("MP total")
-    HEAD_TO_HEAD = "head_to_head", _("Head-to-head VP")
-    POINTS_SCORED = "points_scored", _("Points scored")
-    MATCHES_WON = "matches_won", _("Matches won")
-    STRENGTH = "strength", _("Strength (beaten opponents' VP)")
-    RATING = "rating", _("Rating")
-    LOTS = "lots", _("Drawing of lots")
+TieBreak = models.TextChoices(
+    "TieBreak",
+    [(_member(key), (str(key), _(metric.label))) for key, metric in TIEBREAKS.items()],
+)
+TieBreak.__doc__ = "Standings criteria after VP: ``tournaments.algorithms.standings.TIEBREAKS``."
 
 
 DEFAULT_TIEBREAKS = [
@@ -481,14 +498,11 @@ class Round(models.Model):
         return self.name or str(_("Round %(number)d") % {"number": self.number})
 
 
-class Outcome(models.TextChoices):
-    """How a match ended; values mirror ``tournaments.algorithms.vp.Outcome``."""
-
-    COMPLETED = "completed", _("Completed")
-    TIMEOUT = "timeout", _("Timeout")
-    ABANDON = "abandon", _("Abandon")
-    FORFEIT = "forfeit", _("Forfeit")
-    BYE = "bye", _("Bye")
+Outcome = models.TextChoices(
+    "Outcome",
+    [(_member(key), (str(key), _(label))) for key, label in OUTCOME_LABELS.items()],
+)
+Outcome.__doc__ = "How a match ended: ``tournaments.algorithms.vp.Outcome`` and its labels."
 
 
 class Match(models.Model):
@@ -604,6 +618,14 @@ class Match(models.Model):
     @property
     def is_bye(self):
         return self.outcome == Outcome.BYE
+
+    @property
+    def round_label(self):
+        """The round as a reader names this match's: the third-place match shares the final's
+        round but is not the final."""
+        if self.is_third_place:
+            return _("Third-place match")
+        return str(self.round)
 
 
 class DealResult(models.Model):

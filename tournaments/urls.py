@@ -7,7 +7,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
-from tournaments.views import desk, public
+from tournaments.views import desk, desk_day, public
 
 public_urlpatterns = [
     path("", public.tournament_list, name="home"),
@@ -32,7 +32,22 @@ desk_urlpatterns = [
         auth_views.LogoutView.as_view(next_page=reverse_lazy("public:home")),
         name="logout",
     ),
+    path("new/", desk_day.new_tournament, name="new"),
     path("<slug:slug>/", desk.tournament_desk, name="tournament"),
+    path("<slug:slug>/lines/", desk_day.lines, name="lines"),
+    path("<slug:slug>/lines/add/", desk_day.add_line, name="add-line"),
+    path("<slug:slug>/lines/import/", desk_day.import_lines, name="import-lines"),
+    path("<slug:slug>/lines/<int:line_id>/", desk_day.edit_line, name="edit-line"),
+    path("<slug:slug>/lines/<int:line_id>/withdraw/", desk_day.withdraw_line, name="withdraw"),
+    path("<slug:slug>/stage/<int:stage_id>/reopen/", desk_day.reopen_stage, name="reopen"),
+    path("<slug:slug>/stage/<int:stage_id>/drift/", desk_day.stage_drift, name="drift"),
+    path("<slug:slug>/round/<int:round_id>/sheet/", desk_day.round_sheet, name="sheet"),
+    path(
+        "<slug:slug>/round/<int:round_id>/projector/",
+        desk_day.round_projector,
+        name="projector",
+    ),
+    path("<slug:slug>/podium/", desk_day.podium, name="podium"),
     path("<slug:slug>/stage/<int:stage_id>/generate/", desk.generate_stage, name="generate"),
     path("<slug:slug>/stage/<int:stage_id>/close/", desk.close_stage, name="close"),
     path("<slug:slug>/round/<int:round_id>/print/", desk.print_round, name="print"),

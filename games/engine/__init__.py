@@ -1,7 +1,8 @@
 """Scopa rules engine and match-record verifier (pure Python, no Django).
 
 Public API: parse_record, verify, verify_document, legal_moves, replay_timeline, simulate_match,
-and the rule data VARIANTS, DEFAULT_OPTIONS, DECK_STYLES, Options.
+the rule data VARIANTS, DEFAULT_OPTIONS, DECK_STYLES, Options, and the verdict types Verdict and
+EndReason. The package is typed (py.typed) and checked with `mypy --strict`.
 """
 
 from .cards import CARD_CODES, CARD_INDEX, DECK_STYLES, card_code, card_name
@@ -21,7 +22,8 @@ from .rules import Move, Rules, legal_takes, rules_for
 from .simulate import POLICIES, simulate_match
 from .state import DealState
 from .timeline import position, replay_timeline
-from .verify import Verdict, verify, verify_document
+from .verdict import EndReason, Verdict
+from .verify import verify, verify_document
 
 
 def legal_moves(state: DealState) -> list[Move]:
@@ -39,6 +41,7 @@ __all__ = [
     "SCHEMA_ID",
     "VARIANTS",
     "DealState",
+    "EndReason",
     "EngineError",
     "MatchRecord",
     "Move",

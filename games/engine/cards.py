@@ -4,6 +4,8 @@ Index = suit * 10 + (rank - 1), suits in the order D, C, B, S. The text form `7D
 one the match record uses; names in Italian and English are only for referee messages.
 """
 
+from collections.abc import Iterable
+
 from .presets import PRESETS
 
 SUITS = "DCBS"
@@ -64,14 +66,14 @@ def card_name(card: int, lang: str = "it", style: str = "napoletane", article: b
     return f"il {name}"
 
 
-def cards_text(cards, lang: str = "it") -> str:
+def cards_text(cards: Iterable[int], lang: str = "it") -> str:
     """A set of cards as a referee writes it: `5D+3B` in English, names joined by `+` in Italian."""
     if lang == "en":
         return "+".join(CARD_CODES[c] for c in cards)
     return " + ".join(card_name(c, "it") for c in cards)
 
 
-def mask_of(cards) -> int:
+def mask_of(cards: Iterable[int]) -> int:
     mask = 0
     for card in cards:
         mask |= BIT[card]

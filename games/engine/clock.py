@@ -6,11 +6,17 @@ and the whole remaining BankTime, or past the line's total, shows a timeout nobo
 declared timeout is confirmed when the outcome's `t_ms` is past the offender's remaining time.
 """
 
+from msgspec import UNSET
+
 from .errors import PlayError
+from .record import MatchRecord
 from .state import PLAYS_PER_DEAL
+from .verdict import ClockFindings, DeclaredTimeout, LateMove
 
 
-def check_clock(record, side_count: int):
+def check_clock(
+    record: MatchRecord, side_count: int
+) -> tuple[ClockFindings | None, list[PlayError]]:
     """(findings for the verdict, errors). Findings are None when the record has no clock data."""
     clock = record.clock
     if clock is None:
@@ -19,11 +25,11 @@ def check_clock(record, side_count: int):
     move_ms = clock.move_s * 1000
     bank_left = [clock.bank_s * 1000] * side_count
     total_ms = None if not isinstance(clock.total_s, int | float) else clock.total_s * 1000
-    used = [0] * side_count
+    used: list[float] = [0] * side_count
     checkable = True
-    late = None
-    errors = []
-    last_ref = None
+    late: LateMove | None = None
+    errors: list[PlayError] = []
+    last_ref: int | None = None
     last_deal_open = False
     for d, deal in enumerate(record.deals):
         if deal.void:
@@ -47,32 +53,32 @@ def check_clock(record, side_count: int):
                     bank_left[side] -= think - move_ms
                 if late is None:
                     if bank_left[side] < 0:
-                        late = {"deal": d, "play": p, "seat": seat, "side": side, "kind": "bank"}
+                        late = LateMove(deal=d, play=p, seat=seat, side=side, kind="bank")
                     elif total_ms is not None and used[side] > total_ms:
-                        late = {"deal": d, "play": p, "seat": seat, "side": side, "kind": "total"}
+                        late = LateMove(deal=d, play=p, seat=seat, side=side, kind="total")
             prev = play.t_ms
             seat = (seat + 1) % seat_count
         last_ref = prev
         last_deal_open = len(deal.plays) < PLAYS_PER_DEAL
     outcome = record.outcome
-    declared = None
+    declared: DeclaredTimeout | None = None
     if late is not None:
         kinds = {
             "bank": ("BankTime esaurito", "BankTime spent"),
             "total": ("tempo totale", "total time"),
         }
-        kind_it, kind_en = kinds[late["kind"]]
+        kind_it, kind_en = kinds[late.kind]
         errors.append(
             PlayError(
                 "undeclared_timeout",
-                late["deal"],
-                late["play"],
-                seat=late["seat"],
+                late.deal,
+                late.play,
+                seat=late.seat,
                 kind_it=kind_it,
                 kind_en=kind_en,
             )
         )
-    if outcome.kind == "timeout":
+    if outcome.kind == "timeout" and outcome.seat is not UNSET:
         side = outcome.seat % side_count
         out_t = outcome.t_ms if isinstance(outcome.t_ms, int) else None
         if late is not None:
@@ -94,20 +100,22 @@ def check_clock(record, side_count: int):
                         seat=outcome.seat,
                     )
                 )
-    findings = {
-        "move_s": clock.move_s,
-        "bank_s": clock.bank_s,
-        "total_s": total_ms / 1000 if total_ms is not None else None,
-        "checked": checkable,
-        "timeouts": [late] if late else [],
-        "declared_timeout": declared,
-        "bank_left_ms": [max(0, b) for b in bank_left],
-        "used_ms": used,
-    }
+    findings = ClockFindings(
+        move_s=clock.move_s,
+        bank_s=clock.bank_s,
+        total_s=total_ms / 1000 if total_ms is not None else None,
+        checked=checkable,
+        timeouts=[late] if late else [],
+        declared_timeout=declared,
+        bank_left_ms=[max(0, b) for b in bank_left],
+        used_ms=used,
+    )
     return findings, errors
 
 
-def check_time_limit(record, end_deal):
+def check_time_limit(
+    record: MatchRecord, end_deal: int | None
+) -> tuple[int | None, list[PlayError]]:
     """`end.time_limit_s` against the server times: the deal in which time ran out is the first
     deal still being played when the limit passed (a limit passing between two deals falls in the
     next one). Returns (expected deal or None, errors); nothing to say without timestamps."""
@@ -119,18 +127,18 @@ def check_time_limit(record, end_deal):
     for d, deal in enumerate(record.deals):
         if deal.void:
             continue
-        times = [play.t_ms for play in deal.plays]
-        if not times or any(t is None for t in times):
+        times = [play.t_ms for play in deal.plays if play.t_ms is not None]
+        if not times or len(times) < len(deal.plays):
             return None, []
         if max(times) >= limit_ms:
             expected = d
             break
-    declared = record.outcome.time_up_in_deal
-    declared = declared if isinstance(declared, int) else None
+    time_up = record.outcome.time_up_in_deal
+    declared = time_up if isinstance(time_up, int) else None
     if declared == expected:
         return expected, []
     if declared is None:
-        if end_deal is None or end_deal <= expected:
+        if expected is None or end_deal is None or end_deal <= expected:
             return expected, []  # the match ended anyway in that deal
         return expected, [PlayError("time_up_mismatch", expected, None, expected=expected, got="-")]
     shown = "-" if expected is None else expected

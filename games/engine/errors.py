@@ -5,11 +5,16 @@ Card parameters are rendered per language: keys ending in `card` hold one card i
 in `cards` a list of card indexes.
 """
 
+from typing import Any
+
 from .cards import card_code, card_name, cards_text
+
+# Sentences per stable code: code -> (Italian, English) templates.
+Catalog = dict[str, tuple[str, str]]
 
 LANGS = ("it", "en")
 
-RECORD_MESSAGES = {
+RECORD_MESSAGES: Catalog = {
     "invalid_json": (
         "il documento non è JSON leggibile ({detail})",
         "the document is not readable JSON ({detail})",
@@ -65,7 +70,7 @@ RECORD_MESSAGES = {
     ),
 }
 
-PLAY_MESSAGES = {
+PLAY_MESSAGES: Catalog = {
     "wrong_dealer": (
         "il mazziere dovrebbe essere il posto {expected}, non il posto {got}",
         "the dealer should be seat {expected}, not seat {got}",
@@ -159,7 +164,7 @@ PLAY_MESSAGES = {
 
 
 # Sentences for a special case of a code (same code, other wording): (code, when) -> (it, en).
-PLAY_MESSAGE_VARIANTS = {
+PLAY_MESSAGE_VARIANTS: dict[tuple[str, str], tuple[str, str]] = {
     ("ace_must_take_all", "laid_down"): (
         "senza assi in tavola {card} deve prendere tutte le carte ({table_cards}), "
         "non può restare in tavola",
@@ -180,7 +185,7 @@ PLAY_MESSAGE_VARIANTS = {
 }
 
 
-def _play_catalog(code: str, params: dict) -> dict:
+def _play_catalog(code: str, params: dict[str, Any]) -> Catalog:
     if code == "ace_must_take_all" and not params.get("taken_cards"):
         return {code: PLAY_MESSAGE_VARIANTS[(code, "laid_down")]}
     if code == "time_up_mismatch" and "-" in (params.get("expected"), params.get("got")):
@@ -193,8 +198,8 @@ class EngineError(Exception):
     """Base class of every error the engine raises on purpose."""
 
 
-def _render_params(params: dict, lang: str) -> dict:
-    rendered = {}
+def _render_params(params: dict[str, Any], lang: str) -> dict[str, Any]:
+    rendered: dict[str, Any] = {}
     for key, value in params.items():
         if key.endswith("_cards") and isinstance(value, list | tuple):
             rendered[key] = (
@@ -218,7 +223,7 @@ def _render_params(params: dict, lang: str) -> dict:
     return rendered
 
 
-def format_message(catalog: dict, code: str, lang: str, params: dict) -> str:
+def format_message(catalog: Catalog, code: str, lang: str, params: dict[str, Any]) -> str:
     templates = catalog.get(code)
     if templates is None:
         return code
@@ -232,7 +237,7 @@ def format_message(catalog: dict, code: str, lang: str, params: dict) -> str:
 class RecordError(EngineError):
     """The record cannot be read: stable `code`, `field` a JSON path like `deals[2].deck[5]`."""
 
-    def __init__(self, code: str, field: str = "", **params):
+    def __init__(self, code: str, field: str = "", **params: Any) -> None:
         self.code = code
         self.field = field or "$"
         self.params = {"field": self.field, **params}
@@ -241,7 +246,7 @@ class RecordError(EngineError):
     def message(self, lang: str = "it") -> str:
         return format_message(RECORD_MESSAGES, self.code, lang, self.params)
 
-    def as_dict(self, lang: str = "it") -> dict:
+    def as_dict(self, lang: str = "it") -> dict[str, Any]:
         return {
             "code": self.code,
             "field": self.field,
@@ -255,7 +260,7 @@ class PlayError:
 
     __slots__ = ("code", "deal", "params", "play")
 
-    def __init__(self, code: str, deal: int, play: int | None, **params):
+    def __init__(self, code: str, deal: int, play: int | None, **params: Any) -> None:
         self.code = code
         self.deal = deal
         self.play = play
@@ -273,7 +278,7 @@ class PlayError:
             )
         return f"{where}: {text}"
 
-    def as_dict(self, lang: str = "it") -> dict:
+    def as_dict(self, lang: str = "it") -> dict[str, Any]:
         return {
             "deal": self.deal,
             "play": self.play,
@@ -284,3 +289,40 @@ class PlayError:
 
     def __repr__(self) -> str:
         return f"PlayError({self.code!r}, deal={self.deal}, play={self.play})"
+
+
+# The deal-sheet referee's sentences (`sheet.py`): a hand-entered deal that cannot happen.
+SHEET_MESSAGES = {
+    "unknown_category": (
+        "{side}: «{category}» non è un punto della variante {variant}",
+        "{side}: “{category}” is not a scoring category of the variant {variant}",
+    ),
+    "both_sides": (
+        "{category}: in una smazzata si assegna a una squadra sola, qui compare per entrambe",
+        "{category}: a deal gives it to one side at most; here both sides have it",
+    ),
+    "too_many": (
+        "{side}, {category}: {points} punti, ma una smazzata ne dà al massimo {max}",
+        "{side}, {category}: {points} points, but a deal gives at most {max}",
+    ),
+    "too_many_total": (
+        "{category}: {points} punti in tutto, ma una smazzata ne dà al massimo {max}",
+        "{category}: {points} points in all, but a deal gives at most {max}",
+    ),
+    "impossible_value": (
+        "{side}, {category}: {points} non è un punteggio possibile (possibili: {values})",
+        "{side}, {category}: {points} is not a possible score (possible: {values})",
+    ),
+    "scope_side": (
+        "{side}: {points} scope in una smazzata non sono possibili, al massimo {max} ({why_it})",
+        "{side}: {points} scope in one deal cannot happen, at most {max} ({why_en})",
+    ),
+    "scope_combination": (
+        "{counts} scope nella stessa smazzata non sono possibili ({why_it})",
+        "{counts} scope in the same deal cannot happen ({why_en})",
+    ),
+    "implied": (
+        "{side}: con {category} a {points} le spetta anche il punto {implied_it}",
+        "{side}: with {category} at {points} the {implied_en} point is theirs too",
+    ),
+}

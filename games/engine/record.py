@@ -11,7 +11,7 @@ import logging
 import re
 from functools import lru_cache
 from operator import attrgetter
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
@@ -23,17 +23,21 @@ from .presets import PRESETS
 logger = logging.getLogger(__name__)
 
 SCHEMA_ID = "scopa-match/1"
-VARIANTS = tuple(PRESETS["variants"])
-DEFAULT_OPTIONS = PRESETS["default_options"]
+VARIANTS: tuple[str, ...] = tuple(PRESETS["variants"])
+DEFAULT_OPTIONS: dict[str, dict[str, Any]] = PRESETS["default_options"]
 SEAT_COUNTS = (2, 3, 4, 6)
 
-# The 40 card codes as a Literal: msgspec checks them in C while decoding, and the JSON Schema
-# lists them.
-CardCode = Literal.__getitem__(CARD_CODES)
 NonNegInt = Annotated[int, Meta(ge=0)]
 PositiveInt = Annotated[int, Meta(ge=1)]
 NonNegNumber = Annotated[float, Meta(ge=0)]
-DeckStyle = Literal.__getitem__(tuple(PRESETS["deck_styles"]))
+if TYPE_CHECKING:  # built from data at run time, which a type checker cannot follow
+    CardCode = str
+    DeckStyle = str
+else:
+    # The 40 card codes as a Literal: msgspec checks them in C while decoding, and the JSON
+    # Schema lists them.
+    CardCode = Literal.__getitem__(CARD_CODES)
+    DeckStyle = Literal.__getitem__(tuple(PRESETS["deck_styles"]))
 
 
 class OptionsInput(Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
@@ -62,7 +66,9 @@ class Options(Struct, frozen=True, kw_only=True):
     deck_style: DeckStyle = "napoletane"
 
     @classmethod
-    def for_variant(cls, variant: str, given: "OptionsInput | dict | None" = None) -> "Options":
+    def for_variant(
+        cls, variant: str, given: "OptionsInput | dict[str, Any] | None" = None
+    ) -> "Options":
         values = dict(DEFAULT_OPTIONS[variant])
         if isinstance(given, OptionsInput):
             values.update(
@@ -72,7 +78,7 @@ class Options(Struct, frozen=True, kw_only=True):
             values.update(given)
         return cls(**values)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return msgspec.structs.asdict(self)
 
 
@@ -80,7 +86,7 @@ _OPTION_NAMES = OptionsInput.__struct_fields__
 
 
 @lru_cache(maxsize=256)
-def _resolved_options(variant: str, given: tuple) -> Options:
+def _resolved_options(variant: str, given: tuple[Any, ...]) -> Options:
     values = dict(DEFAULT_OPTIONS[variant])
     values.update({k: v for k, v in zip(_OPTION_NAMES, given, strict=True) if v is not UNSET})
     return Options(**values)
@@ -152,7 +158,7 @@ class Play(Struct, gc=False):
     """One play with cards as ints; `seat` is None when the record leaves it to turn order."""
 
     card: int
-    take: tuple
+    take: tuple[int, ...]
     seat: int | None
     t_ms: int | None
 
@@ -163,14 +169,22 @@ class Deal:
 
     __slots__ = ("_plays", "dealer", "deck", "declared", "raw_plays", "start_ms", "void")
 
-    def __init__(self, dealer, deck, raw_plays, declared, void, start_ms):
+    def __init__(
+        self,
+        dealer: int,
+        deck: tuple[int, ...],
+        raw_plays: list[PlayInput],
+        declared: list[int] | None,
+        void: bool,
+        start_ms: int | None,
+    ) -> None:
         self.dealer = dealer
         self.deck = deck
         self.raw_plays = raw_plays
         self.declared = declared
         self.void = void
         self.start_ms = start_ms
-        self._plays = None
+        self._plays: list[Play] | None = None
 
     @property
     def plays(self) -> list[Play]:
@@ -195,8 +209,8 @@ class MatchRecord(Struct):
     options: Options
     end: EndInput
     knockout: bool
-    seats: list
-    deals: list
+    seats: list[str]
+    deals: list[Deal]
     outcome: OutcomeInput
     clock: ClockInput | None
     raw: RecordInput
@@ -227,12 +241,13 @@ def _record_error_from_validation(exc: msgspec.ValidationError) -> RecordError:
     text = match.group("text") if match else str(exc)
     path = _clean_path(match.group("path") or "") if match else ""
     named = _FIELD_IN_TEXT.search(text)
+    name = named.group("name") if named else "?"  # a reworded msgspec message must not crash
     in_options = path == "options" or path.startswith("options.")
     if text.startswith("Object missing required field"):
-        field = f"{path}.{named.group('name')}" if path else named.group("name")
+        field = f"{path}.{name}" if path else name
         return RecordError("missing_field", field, detail=text)
     if text.startswith("Object contains unknown field"):
-        field = f"{path}.{named.group('name')}" if path else named.group("name")
+        field = f"{path}.{name}" if path else name
         return RecordError("unknown_option" if in_options else "unknown_field", field, detail=text)
     value = text.split("Invalid enum value ", 1)[1] if "Invalid enum value" in text else ""
     if path == "schema":
@@ -248,7 +263,7 @@ def _record_error_from_validation(exc: msgspec.ValidationError) -> RecordError:
     return RecordError("invalid_value", path, detail=text)
 
 
-def _decode(data) -> RecordInput:
+def _decode(data: object) -> RecordInput:
     try:
         if isinstance(data, dict):
             return msgspec.convert(data, RecordInput, strict=True)
@@ -356,7 +371,7 @@ def _build(raw: RecordInput) -> MatchRecord:
     )
 
 
-def parse_record(data: "bytes | str | dict") -> MatchRecord:
+def parse_record(data: "bytes | str | dict[str, Any] | MatchRecord") -> MatchRecord:
     """Read a `scopa-match/1` record; whatever comes in, only RecordError can come out."""
     if isinstance(data, MatchRecord):
         return data
@@ -370,9 +385,9 @@ def parse_record(data: "bytes | str | dict") -> MatchRecord:
         raise RecordError("unreadable", "$", detail=f"{type(exc).__name__}") from None
 
 
-def record_json_schema() -> dict:
+def record_json_schema() -> dict[str, Any]:
     """The JSON Schema published as docs/record-schema.json, generated from the msgspec types."""
-    schema = msgspec.json.schema(RecordInput)
+    schema: dict[str, Any] = msgspec.json.schema(RecordInput)
     schema["$id"] = "https://scopa-tornei.example/schemas/scopa-match-1.json"
     schema["title"] = "scopa-match/1"
     return schema

@@ -5,12 +5,13 @@ referee messages). `check_take` answers the verifier's question for one recorded
 enumerating; a property test keeps the two in agreement on random positions.
 """
 
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from .cards import CARD_CODES, RANK_OF
-from .presets import PRESETS
 from .record import Options
+from .variants import get_variant
 
 
 class Rules:
@@ -31,19 +32,20 @@ class Rules:
     )
 
     def __init__(self, variant: str, options: Options):
-        preset = PRESETS["variants"][variant]
+        entry = get_variant(variant)
         self.variant = variant
         self.options = options
-        self.fifteen = preset["capture"] == "fifteen"
-        self.aces_take_all = preset["aces_take_all"]
-        self.dealer_fifteen = preset["dealer_fifteen"]
-        # The three-kings rule only exists where a variant allows it (not in scopa-15).
-        self.void_kings = options.void_three_kings and not self.fifteen
-        self.forced_capture = options.forced_capture if self.fifteen else True
-        self.rebello = options.rebello and not self.fifteen
-        self.napola = options.napola and not self.fifteen
+        self.fifteen = entry.fifteen
+        self.aces_take_all = entry.aces_take_all
+        self.dealer_fifteen = entry.dealer_fifteen
+        # An option only counts where it applies to the variant (no three-kings rule, rebello or
+        # napola in scopa-15; capture is always compulsory in the classic variants).
+        self.void_kings = options.void_three_kings and entry.applies("void_three_kings")
+        self.forced_capture = options.forced_capture if entry.applies("forced_capture") else True
+        self.rebello = options.rebello and entry.applies("rebello")
+        self.napola = options.napola and entry.applies("napola")
         self.compare_present = options.primiera_missing_suit == "compare_present"
-        self.all_sevens_points = preset.get("all_sevens_points", 3)
+        self.all_sevens_points = entry.all_sevens_points
 
 
 @lru_cache(maxsize=64)
@@ -55,13 +57,13 @@ class Move(NamedTuple):
     """A play: the card put on the table and the table cards it takes (empty tuple: laid down)."""
 
     card: int
-    take: tuple
+    take: tuple[int, ...]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"card": CARD_CODES[self.card], "take": [CARD_CODES[c] for c in self.take]}
 
 
-def _reachable(table, limit: int) -> int:
+def _reachable(table: Sequence[int], limit: int) -> int:
     """Bitset of the sums (up to `limit`) that non-empty subsets of the table can make."""
     reach = 1
     cap = (1 << (limit + 1)) - 1
@@ -70,16 +72,16 @@ def _reachable(table, limit: int) -> int:
     return reach >> 1 << 1
 
 
-def can_sum(table, target: int) -> bool:
+def can_sum(table: Sequence[int], target: int) -> bool:
     return target > 0 and bool(_reachable(table, target) >> target & 1)
 
 
-def subsets_with_sum(table, target: int) -> list[tuple]:
+def subsets_with_sum(table: Sequence[int], target: int) -> list[tuple[int, ...]]:
     """Every set of table cards whose ranks add up to `target` (table order kept)."""
-    found = []
+    found: list[tuple[int, ...]] = []
     cards = list(table)
 
-    def walk(start: int, remaining: int, chosen: list) -> None:
+    def walk(start: int, remaining: int, chosen: list[int]) -> None:
         for i in range(start, len(cards)):
             rank = RANK_OF[cards[i]]
             if rank == remaining:
@@ -94,7 +96,7 @@ def subsets_with_sum(table, target: int) -> list[tuple]:
     return found
 
 
-def legal_takes(rules: Rules, card: int, table) -> list[tuple]:
+def legal_takes(rules: Rules, card: int, table: Sequence[int]) -> list[tuple[int, ...]]:
     """Every legal take for `card` on `table`; `()` in the list means laying it down is legal."""
     rank = RANK_OF[card]
     if rules.fifteen:
@@ -104,13 +106,13 @@ def legal_takes(rules: Rules, card: int, table) -> list[tuple]:
         return takes
     if rules.aces_take_all and rank == 1 and table and all(RANK_OF[c] != 1 for c in table):
         return [tuple(table)]
-    equal = [(c,) for c in table if RANK_OF[c] == rank]
+    equal: list[tuple[int, ...]] = [(c,) for c in table if RANK_OF[c] == rank]
     if equal:
         return equal
     return subsets_with_sum(table, rank) or [()]
 
 
-def is_ace_sweep(rules: Rules, card: int, table) -> bool:
+def is_ace_sweep(rules: Rules, card: int, table: Sequence[int]) -> bool:
     """Scopa d'assi: an ace played on a table without aces takes all, and that is never a scopa."""
     return (
         rules.aces_take_all
@@ -120,7 +122,9 @@ def is_ace_sweep(rules: Rules, card: int, table) -> bool:
     )
 
 
-def check_take(rules: Rules, card: int, table: list, take: tuple):
+def check_take(
+    rules: Rules, card: int, table: Sequence[int], take: tuple[int, ...]
+) -> tuple[str, dict[str, Any]] | None:
     """None when taking `take` with `card` is legal, else (code, params) for the referee message."""
     rank = RANK_OF[card]
     if take and (len(take) != len(set(take)) or any(c not in table for c in take)):

@@ -5,6 +5,9 @@ classic `scope carte denari settebello primiera rebello napola`; scopa-15
 `scope denari settebello sette carte poche_carte`. Option categories appear only when enabled.
 """
 
+from collections.abc import Sequence
+from functools import lru_cache
+
 from .cards import (
     BIT,
     DENARI_MASK,
@@ -14,19 +17,25 @@ from .cards import (
     SEVENS_MASK,
 )
 from .rules import Rules
+from .variants import get_variant
 
-CLASSIC_CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera")
-FIFTEEN_CATEGORIES = ("scope", "denari", "settebello", "sette", "carte", "poche_carte")
-
-
-def categories(rules: Rules) -> tuple:
-    if rules.fifteen:
-        return FIFTEEN_CATEGORIES
-    extra = (("rebello",) if rules.rebello else ()) + (("napola",) if rules.napola else ())
-    return CLASSIC_CATEGORIES + extra
+# A point unit: (category, value, points per side).
+Unit = tuple[str, int, list[int]]
+# Points per category of one side in one deal (`scope`, `carte`, `primiera`, ...).
+Breakdown = dict[str, int]
 
 
-def _strict_best(values) -> int | None:
+def categories(rules: Rules) -> tuple[str, ...]:
+    """The breakdown keys of a deal under `rules`, as the variant registry lists them."""
+    return _category_keys(rules.variant, rules.rebello, rules.napola)
+
+
+@lru_cache(maxsize=32)
+def _category_keys(variant: str, rebello: bool, napola: bool) -> tuple[str, ...]:
+    return get_variant(variant).category_keys({"rebello": rebello, "napola": napola})
+
+
+def _strict_best(values: list[int]) -> int | None:
     """Index of the strictly highest value, None on a tie at the top."""
     best = max(values)
     if values.count(best) != 1:
@@ -34,14 +43,14 @@ def _strict_best(values) -> int | None:
     return values.index(best)
 
 
-def _one(side_count: int, winner: int | None, value: int = 1) -> list:
+def _one(side_count: int, winner: int | None, value: int = 1) -> list[int]:
     points = [0] * side_count
     if winner is not None:
         points[winner] = value
     return points
 
 
-def _holder(masks, card_bit: int) -> int | None:
+def _holder(masks: Sequence[int], card_bit: int) -> int | None:
     for side, mask in enumerate(masks):
         if mask & card_bit:
             return side
@@ -60,7 +69,7 @@ def primiera_of(mask: int) -> tuple[int, int]:
     return suits, total
 
 
-def primiera_winner(masks, compare_present: bool) -> int | None:
+def primiera_winner(masks: Sequence[int], compare_present: bool) -> int | None:
     """Highest primiera; a side lacking a suit cannot win it unless every side lacks one and the
     option `compare_present` says to compare the suits each side holds."""
     complete = []
@@ -85,12 +94,12 @@ def napola_run(mask: int) -> int:
     return run
 
 
-def deal_units(rules: Rules, masks) -> list:
+def deal_units(rules: Rules, masks: Sequence[int]) -> list[Unit]:
     """Every point unit of a deal except scope: [(category, value, points per side)]."""
     n = len(masks)
     counts = [m.bit_count() for m in masks]
     denari = [(m & DENARI_MASK).bit_count() for m in masks]
-    units = []
+    units: list[Unit] = []
     if rules.fifteen:
         units.append(("denari", 1, _one(n, _strict_best(denari))))
         all_denari = denari.index(10) if 10 in denari else None
@@ -125,7 +134,9 @@ def deal_units(rules: Rules, masks) -> list:
     return units
 
 
-def score_deal(rules: Rules, masks, scope) -> tuple[list, list]:
+def score_deal(
+    rules: Rules, masks: Sequence[int], scope: Sequence[int]
+) -> tuple[list[int], list[Breakdown]]:
     """Points per side and the breakdown per side {category: points} of a finished deal.
 
     The classic variants are computed directly (this runs once per deal in the verifier's hot
@@ -164,7 +175,9 @@ def score_deal(rules: Rules, masks, scope) -> tuple[list, list]:
     return points, breakdown
 
 
-def _score_from_units(rules: Rules, masks, scope) -> tuple[list, list]:
+def _score_from_units(
+    rules: Rules, masks: Sequence[int], scope: Sequence[int]
+) -> tuple[list[int], list[Breakdown]]:
     n = len(masks)
     cats = categories(rules)
     breakdown = [dict.fromkeys(cats, 0) for _ in range(n)]
@@ -177,7 +190,9 @@ def _score_from_units(rules: Rules, masks, scope) -> tuple[list, list]:
     return [sum(b.values()) for b in breakdown], breakdown
 
 
-def interrupted_deal(rules: Rules, masks, scope, loose: int):
+def interrupted_deal(
+    rules: Rules, masks: Sequence[int], scope: Sequence[int], loose: int
+) -> tuple[list[int], list[Breakdown], list[tuple[str, int]]]:
     """Score a deal stopped by a timeout or abandon.
 
     A unit is secured when it ends the same for every way of sharing out the loose cards; the

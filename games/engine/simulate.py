@@ -5,30 +5,38 @@ verifier's checks are tested against, so every record it writes must verify as l
 """
 
 import random
-from types import SimpleNamespace
+from typing import Any
 
 import msgspec
 from msgspec import UNSET
 
 from .cards import BIT, CARD_CODES, DENARI_MASK, RANK_OF, SETTEBELLO
-from .record import SCHEMA_ID, SEAT_COUNTS, VARIANTS, Options, OptionsInput, sides_for
-from .rules import rules_for
+from .record import (
+    SCHEMA_ID,
+    SEAT_COUNTS,
+    VARIANTS,
+    EndInput,
+    Options,
+    OptionsInput,
+    sides_for,
+)
+from .rules import Move, rules_for
 from .scoring import score_deal
 from .state import PLAYS_PER_DEAL, DealState
-from .verify import MatchProgress
+from .verify import deal_tally, match_end_for
 
 POLICIES = ("random", "greedy")
 MAX_DEALS = 400  # a target match that never ends would be a bug; stop rather than loop
 GAP_BETWEEN_DEALS_MS = 15_000
 
 
-def _greedy_value(state: DealState, move) -> float:
+def _greedy_value(state: DealState, move: Move) -> float:
     """Immediate gain: sweeps first, then settebello, denari, sevens and card count."""
     card, take = move
     if not take:
         return -RANK_OF[card] / 100 - (2 if card == SETTEBELLO else 0)
     cards = (*take, card)
-    value = len(cards)
+    value: float = len(cards)
     value += sum(2 for c in cards if BIT[c] & DENARI_MASK)
     value += sum(1.5 for c in cards if RANK_OF[c] == 7)
     value += 6 if SETTEBELLO in cards else 0
@@ -37,14 +45,14 @@ def _greedy_value(state: DealState, move) -> float:
     return value
 
 
-def _choose(rng: random.Random, policy: str, state: DealState, moves):
+def _choose(rng: random.Random, policy: str, state: DealState, moves: list[Move]) -> Move:
     if policy == "greedy":
         best = max(_greedy_value(state, m) for m in moves)
         moves = [m for m in moves if _greedy_value(state, m) == best]
     return moves[rng.randrange(len(moves))]
 
 
-def _default_end(variant: str) -> dict:
+def _default_end(variant: str) -> dict[str, Any]:
     return {"target": 21} if variant == "scopa-15" else {"target": 11}
 
 
@@ -52,15 +60,15 @@ def simulate_match(
     *,
     variant: str = "scopa",
     seats: int = 2,
-    options: dict | None = None,
-    end: dict | None = None,
+    options: dict[str, Any] | None = None,
+    end: dict[str, Any] | None = None,
     knockout: bool = False,
-    seed=0,
+    seed: int | str | bytes = 0,
     policy: str = "random",
-    outcome: dict | None = None,
-    clock: dict | None = None,
+    outcome: dict[str, Any] | None = None,
+    clock: dict[str, Any] | None = None,
     declared: bool = True,
-) -> dict:
+) -> dict[str, Any]:
     """A legal `scopa-match/1` record as a JSON-able dict, with the true `declared` scores.
 
     `outcome={"kind": "timeout"|"abandon", "seat": k, "deal": i, "play": p}` stops the match at
@@ -93,23 +101,34 @@ def simulate_match(
     return result
 
 
-def _simulate(variant, seat_count, options, end, knockout, seed, policy, outcome, clock, stop_deal):
+def _simulate(
+    variant: str,
+    seat_count: int,
+    options: dict[str, Any] | None,
+    end: dict[str, Any],
+    knockout: bool,
+    seed: int | str | bytes,
+    policy: str,
+    outcome: dict[str, Any] | None,
+    clock: dict[str, Any] | None,
+    stop_deal: int | None,
+) -> dict[str, Any]:
     rng = random.Random(seed)
     resolved = Options.for_variant(variant, options or {})
     rules = rules_for(variant, resolved)
     side_count = sides_for(seat_count)
-    end_struct = SimpleNamespace(target=end.get("target", UNSET), deals=end.get("deals", UNSET))
+    end_struct = EndInput(target=end.get("target", UNSET), deals=end.get("deals", UNSET))
     time_limit_ms = end["time_limit_s"] * 1000 if "time_limit_s" in end else None
-    progress = MatchProgress(end_struct, UNSET, knockout, side_count)
+    progress = match_end_for(end_struct, UNSET, knockout, side_count, rules.fifteen)
     if outcome:
         wanted_deal = outcome.get("deal", 0) if stop_deal is None else stop_deal
         wanted_play = max(0, min(PLAYS_PER_DEAL - 1, outcome.get("play", 0)))
     move_ms = clock["move_s"] * 1000 if clock else 20_000
     now_ms = 0
     dealer = rng.randrange(seat_count)
-    deals = []
-    interrupted = None
-    time_up_in_deal = None
+    deals: list[dict[str, Any]] = []
+    interrupted: tuple[int, DealState, int, list[dict[str, Any]]] | None = None
+    time_up_in_deal: int | None = None
     while not progress.over and len(deals) < MAX_DEALS:
         d = len(deals)
         deck = list(range(40))
@@ -155,9 +174,9 @@ def _simulate(variant, seat_count, options, end, knockout, seed, policy, outcome
         deal["declared"] = points
         for s in range(side_count):
             progress.totals[s] += points[s]
-        progress.after_deal(d, state, points, rules.fifteen)
+        progress.after_deal(d, deal_tally(state, points))
         dealer = (dealer + 1) % seat_count
-    record = {
+    record: dict[str, Any] = {
         "schema": SCHEMA_ID,
         "variant": variant,
         "options": resolved.as_dict(),

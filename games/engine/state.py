@@ -4,6 +4,9 @@ The verifier, the simulator and the replay timeline all drive this one class, so
 the same thing everywhere.
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 from .cards import BIT, CARD_CODES, RANK_OF
 from .rules import Move, Rules, is_ace_sweep, legal_takes
 
@@ -35,18 +38,20 @@ class DealState:
         "void",
     )
 
-    def __init__(self, rules: Rules, seat_count: int, side_count: int, dealer: int, deck):
+    def __init__(
+        self, rules: Rules, seat_count: int, side_count: int, dealer: int, deck: Sequence[int]
+    ) -> None:
         self.rules = rules
         self.seat_count = seat_count
         self.side_count = side_count
         self.dealer = dealer
         self.deck = deck
-        self.hands = [[] for _ in range(seat_count)]
+        self.hands: list[list[int]] = [[] for _ in range(seat_count)]
         self.captured = [0] * side_count
         self.scope = [0] * side_count
         self.capture_count = [0] * side_count
-        self.last_capture_at = [None] * side_count
-        self.last_capturer = None
+        self.last_capture_at: list[int | None] = [None] * side_count  # play index; -1: dealt
+        self.last_capturer: int | None = None
         self.played = 0
         self.round_size = 3 * seat_count
         self.deck_pos = 0
@@ -103,7 +108,7 @@ class DealState:
                 moves.append(Move(card, take))
         return moves
 
-    def apply(self, card: int, take: tuple) -> bool:
+    def apply(self, card: int, take: tuple[int, ...]) -> bool:
         """Play a card already known to be legal; returns True when the play is a scopa."""
         seat = self.to_move
         self.hands[seat].remove(card)
@@ -152,7 +157,7 @@ class DealState:
             taken |= mask
         return ((1 << 40) - 1) & ~taken
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, Any]:
         """JSON-able view of the position, for the replay viewer."""
         from .cards import cards_of_mask
 

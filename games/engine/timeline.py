@@ -1,12 +1,14 @@
 """Snapshots of a match after every play, for the browser replay viewer."""
 
+from typing import Any
+
 from .cards import CARD_CODES
-from .record import parse_record, sides_for
+from .record import MatchRecord, parse_record, sides_for
 from .rules import check_take, rules_for
 from .state import DealState
 
 
-def replay_timeline(record) -> list[dict]:
+def replay_timeline(record: bytes | str | dict[str, Any] | MatchRecord) -> list[dict[str, Any]]:
     """JSON-able positions: one after each deal is dealt (play None), then one after each play.
 
     Stops at the first illegal play, which the verifier reports; accepts a parsed record or
@@ -16,7 +18,7 @@ def replay_timeline(record) -> list[dict]:
     rules = rules_for(record.variant, record.options)
     seat_count = len(record.seats)
     side_count = sides_for(seat_count)
-    frames = []
+    frames: list[dict[str, Any]] = []
     for d, deal in enumerate(record.deals):
         state = DealState(rules, seat_count, side_count, deal.dealer, deal.deck)
         frames.append(
@@ -59,7 +61,7 @@ def replay_timeline(record) -> list[dict]:
     return frames
 
 
-def position(record, deal: int, play: int) -> DealState:
+def position(record: bytes | str | dict[str, Any] | MatchRecord, deal: int, play: int) -> DealState:
     """The position before play `play` of deal `deal` (for `legal_moves` in a replay viewer).
 
     Replays the recorded plays as they are; call it on a verified record.

@@ -5,65 +5,40 @@ reports it with its position, a stable code and the sentence in Italian and Engl
 """
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import Any
 
-from msgspec import UNSET
+from msgspec import UNSET, UnsetType
 
 from .cards import BIT, CARD_INDEX, RANK_OF
 from .clock import check_clock, check_time_limit
 from .errors import LANGS, PlayError, RecordError
-from .record import MatchRecord, parse_record, sides_for
-from .rules import check_take, is_ace_sweep, rules_for
+from .match_end import DealTally, EndRule, MatchProgress, penalty_winner
+from .match_end import margin as _margin
+from .record import Deal, EndInput, MatchRecord, PlayInput, parse_record, sides_for
+from .rules import Rules, check_take, is_ace_sweep, rules_for
 from .scoring import categories, interrupted_deal, score_deal
 from .state import PLAYS_PER_DEAL, DealState
+from .verdict import (
+    DealEntry,
+    EndReason,
+    MatchEnd,
+    Mismatch,
+    OutcomeSummary,
+    Penalty,
+    Verdict,
+)
 
 logger = logging.getLogger(__name__)
 
-TIEBREAK_DEALS = 3
+
+# A play error found by the hot loop: (code, play index, message parameters).
+Problem = tuple[str, int, dict[str, Any]]
 
 
-@dataclass(slots=True)
-class Verdict:
-    """What the verifier answers about one record; `as_dict` is the CLI's JSON line."""
-
-    valid: bool
-    errors: list
-    deals: list
-    totals: list
-    winner: int | None
-    margin: int
-    declared_mismatches: list
-    outcome: dict
-    sides: int
-    seats: list
-    end: dict | None
-    penalty: dict | None
-    clock: dict | None
-    lang: str = "it"
-
-    def as_dict(self, lang: str | None = None) -> dict:
-        lang = lang or self.lang
-        result = {
-            "valid": self.valid,
-            "errors": [e.as_dict(lang) for e in self.errors],
-            "deals": self.deals,
-            "totals": self.totals,
-            "winner": self.winner,
-            "margin": self.margin,
-            "declared_mismatches": self.declared_mismatches,
-            "outcome": self.outcome,
-            "sides": self.sides,
-            "seats": self.seats,
-            "end": self.end,
-        }
-        if self.penalty is not None:
-            result["penalty"] = self.penalty
-        if self.clock is not None:
-            result["clock"] = self.clock
-        return result
-
-
-def replay_deal(rules, deal, d: int, seat_count: int, side_count: int):
+def replay_deal(
+    rules: Rules, deal: Deal, d: int, seat_count: int, side_count: int
+) -> tuple[DealState, PlayError | None]:
     """Replay one deal: (state, first PlayError or None); the caller checks missing plays."""
     state = DealState(rules, seat_count, side_count, deal.dealer, deal.deck)
     if deal.void:
@@ -81,7 +56,9 @@ def replay_deal(rules, deal, d: int, seat_count: int, side_count: int):
     return state, PlayError(code, d, p, **params)
 
 
-def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: int):
+def _fast_replay(
+    rules: Rules, state: DealState, plays: list[PlayInput], seat_count: int, side_count: int
+) -> Problem | None:
     """The replay hot loop: DealState.apply and check_take inlined on local variables.
 
     Accepts exactly what check_take accepts (anything unusual, and every error, goes through
@@ -111,7 +88,7 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
     card_index = CARD_INDEX
     card_of = CARD_INDEX.__getitem__
     unset = UNSET
-    problem = None
+    problem: Problem | None = None
     reach = 1  # bitset of sums of subsets of the table (bit 0: the empty set)
     for c in table:
         reach = (reach | reach << rank_of[c]) & 0xFFFF
@@ -129,9 +106,9 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
         if card not in hand:
             problem = ("card_not_in_hand", p, {"card": card, "seat": seat})
             break
-        take = play.take
-        if take:
-            take = [*map(card_of, take)]  # map: no comprehension frame in 3.11
+        take: Sequence[int] = ()
+        if play.take:
+            take = [*map(card_of, play.take)]  # map: no comprehension frame in 3.11
         rank = rank_of[card]
         legal = False
         sweep = False
@@ -209,165 +186,78 @@ def _fast_replay(rules, state: DealState, plays, seat_count: int, side_count: in
     return problem
 
 
-class MatchProgress:
-    """Running state of the match end rules between deals."""
-
-    def __init__(self, end, time_up, knockout: bool, side_count: int):
-        self.target = None if end.target is UNSET else end.target
-        self.deal_limit = None if end.deals is UNSET else end.deals
-        self.time_up = None if time_up is UNSET else time_up
-        self.knockout = knockout
-        self.side_count = side_count
-        self.totals = [0] * side_count
-        self.phase = "regular"
-        self.regular_deals = 0
-        self.tiebreaks = 0
-        self.contenders = None
-        self.over = False
-        self.winner = None
-        self.reason = None
-        self.end_deal = None
-
-    def _finish(self, d: int, winner, reason: str) -> None:
-        self.over, self.winner, self.reason, self.end_deal = True, winner, reason, d
-
-    def leaders(self) -> list:
-        best = max(self.totals)
-        leaders = []
-        for side, total in enumerate(self.totals):
-            if total == best:
-                leaders.append(side)
-        return leaders
-
-    def after_deal(self, d: int, state: DealState, points: list, fifteen: bool) -> None:
-        if fifteen:
-            without = [s for s in range(self.side_count) if state.capture_count[s] == 0]
-            if without:
-                capturers = [s for s in range(self.side_count) if s not in without]
-                winner = None
-                if capturers:
-                    best = max(self.totals[s] for s in capturers)
-                    top = [s for s in capturers if self.totals[s] == best]
-                    winner = top[0] if len(top) == 1 else None
-                self._finish(d, winner, "no_capture")
-                return
-        if self.phase == "tiebreak":
-            self.tiebreaks += 1
-            best = max(points[s] for s in self.contenders)
-            top = [s for s in self.contenders if points[s] == best]
-            if len(top) == 1:
-                self._finish(d, top[0], "tiebreak")
-                return
-            self.contenders = top
-            if self.tiebreaks >= TIEBREAK_DEALS:
-                self._finish(d, last_capture_survivor(state, top), "tiebreak_last_capture")
-            return
-        self.regular_deals += 1
-        leaders = self.leaders()
-        single = leaders[0] if len(leaders) == 1 else None
-        if self.target is not None and single is not None and self.totals[single] >= self.target:
-            self._finish(d, single, "target")
-            return
-        if self.time_up is not None and d >= self.time_up:
-            if single is not None:
-                self._finish(d, single, "time_limit")
-            return
-        if self.deal_limit is not None and self.regular_deals >= self.deal_limit:
-            if single is not None:
-                self._finish(d, single, "deals")
-            elif self.knockout:
-                self.phase = "tiebreak"
-                self.contenders = leaders
-            else:
-                self._finish(d, None, "draw")
-
-    def reasons(self) -> tuple[str, str]:
-        """Why the match is (not) over, for missing/extra deal messages."""
-        if self.over:
-            if self.winner is None:
-                return (
-                    f"pareggio alla smazzata {self.end_deal}",
-                    f"drawn at deal {self.end_deal}",
-                )
-            return (
-                f"vinta dalla squadra {self.winner} alla smazzata {self.end_deal}",
-                f"won by side {self.winner} at deal {self.end_deal}",
-            )
-        if self.phase == "tiebreak":
-            return (
-                f"spareggio {self.tiebreaks + 1} da giocare",
-                f"tie-break deal {self.tiebreaks + 1} to play",
-            )
-        if self.target is not None:
-            return (
-                f"nessuna squadra è in testa da sola con almeno {self.target} punti",
-                f"no side leads alone with at least {self.target} points",
-            )
-        return (
-            f"smazzate giocate: {self.regular_deals} su {self.deal_limit}",
-            f"{self.regular_deals} of {self.deal_limit} deals played",
-        )
-
-
-def last_capture_survivor(state: DealState, contenders: list):
-    """Third tie-break still tied: drop the contender whose latest capture came last, until one
-    remains (a side that never captured counts as earliest)."""
-    order = sorted(
-        contenders,
-        key=lambda s: -2 if state.last_capture_at[s] is None else state.last_capture_at[s],
+def match_end_for(
+    end: EndInput, time_up: int | UnsetType, knockout: bool, side_count: int, fifteen: bool
+) -> MatchProgress:
+    """The engine's one match-end rule (`match_end.py`) for a record's `end` and outcome."""
+    rule = EndRule(
+        target=None if end.target is UNSET else end.target,
+        deals=None if end.deals is UNSET else end.deals,
+        knockout=knockout,
+        sides=side_count,
+        no_capture_loses=fifteen,
     )
-    first = order[0]
-    key = state.last_capture_at[first]
-    if len(order) > 1 and state.last_capture_at[order[1]] == key:
-        return None
-    return first
+    return MatchProgress(rule, None if time_up is UNSET else time_up)
 
 
-def _apply_penalty(entries, penalty, offender_side: int, side_count: int, totals) -> dict:
+def deal_tally(state: DealState, points: list[int]) -> DealTally:
+    """What the match-end rule reads of a replayed deal."""
+    return DealTally(
+        tuple(points),
+        tuple(count > 0 for count in state.capture_count),
+        tuple(state.last_capture_at),
+    )
+
+
+# The deal a timeout or abandon stopped, and the point units it had not yet decided.
+OpenDeal = tuple[int, list[tuple[str, int]]]
+
+
+def _apply_penalty(
+    entries: list[DealEntry],
+    open_deal: OpenDeal | None,
+    offender_side: int,
+    side_count: int,
+    totals: list[int],
+) -> Penalty:
     """Timeout or abandon: each opponent of the offender gets every unsecured point of the deal in
     progress plus one scopa. The points go into that deal's entry (a match without an unfinished
     deal puts the extra scopa on its last deal) so the deals always add up to the totals."""
-    unsecured = penalty["unsecured"] if penalty else []
-    if penalty is not None:
+    unsecured = open_deal[1] if open_deal else []
+    entry: DealEntry | None
+    if open_deal is not None:
         entry = entries[-1]
     else:
-        entry = next((e for e in reversed(entries) if not e.get("void")), None)
+        entry = next((e for e in reversed(entries) if not e.void), None)
     if entry is None:
-        entry = {  # no deal was played: an entry of its own, so deals still add up to totals
-            "points": [0] * side_count,
-            "breakdown": [{} for _ in range(side_count)],
-            "tiebreak": False,
-            "void": False,
-            "penalty_only": True,
-        }
+        entry = DealEntry(  # no deal was played: an entry of its own, so deals add up to totals
+            points=[0] * side_count,
+            breakdown=[{} for _ in range(side_count)],
+            tiebreak=False,
+            void=False,
+            penalty_only=True,
+        )
         entries.append(entry)
     points = [0] * side_count
     for side in range(side_count):
         if side == offender_side:
             continue
-        breakdown = entry["breakdown"][side]
+        breakdown = entry.breakdown[side]
         for category, value in unsecured:
             breakdown[category] = breakdown.get(category, 0) + value
             points[side] += value
         breakdown["scope"] = breakdown.get("scope", 0) + 1
         points[side] += 1
-        entry["points"][side] += points[side]
+        entry.points[side] += points[side]
         totals[side] += points[side]
-    entry["penalty"] = True
-    return {
-        "deal": penalty["deal"] if penalty else None,
-        "offender_side": offender_side,
-        "unsecured": [category for category, _ in unsecured],
-        "extra_scopa": 1,
-        "points": points,
-    }
-
-
-def _margin(totals: list, winner) -> int:
-    if winner is None:
-        return 0
-    others = [t for s, t in enumerate(totals) if s != winner]
-    return max(0, totals[winner] - max(others)) if others else 0
+    entry.penalty = True
+    return Penalty(
+        deal=open_deal[0] if open_deal else None,
+        offender_side=offender_side,
+        unsecured=[category for category, _ in unsecured],
+        extra_scopa=1,
+        points=points,
+    )
 
 
 def verify(record: MatchRecord, lang: str = "it") -> Verdict:
@@ -377,15 +267,18 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
     side_count = sides_for(seat_count)
     outcome = record.outcome
     interrupted = outcome.kind in ("timeout", "abandon")
-    offender_seat = outcome.seat if interrupted else None
+    offender_seat = outcome.seat if interrupted and outcome.seat is not UNSET else None
     offender_side = None if offender_seat is None else offender_seat % side_count
-    match = MatchProgress(record.end, outcome.time_up_in_deal, record.knockout, side_count)
+    match = match_end_for(
+        record.end, outcome.time_up_in_deal, record.knockout, side_count, rules.fifteen
+    )
     totals = match.totals
-    entries = []
-    errors = []
-    mismatches = []
-    penalty = None
-    expected_dealer = None
+    entries: list[DealEntry] = []
+    errors: list[PlayError] = []
+    mismatches: list[Mismatch] = []
+    open_deal: OpenDeal | None = None
+    penalty: Penalty | None = None
+    expected_dealer: int | None = None
     deals = record.deals
     last = len(deals) - 1
     interrupted_open = False
@@ -410,9 +303,9 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
             expected_dealer = deal.dealer
             zero = [0] * side_count
             empty = [dict.fromkeys(categories(rules), 0) for _ in zero]
-            entries.append({"points": zero, "breakdown": empty, "tiebreak": False, "void": True})
+            entries.append(DealEntry(points=zero, breakdown=empty, tiebreak=False, void=True))
             if deal.declared is not None and deal.declared != zero:
-                mismatches.append({"deal": d, "declared": deal.declared, "verified": zero})
+                mismatches.append(Mismatch(deal=d, declared=deal.declared, verified=zero))
             continue
         expected_dealer = (deal.dealer + 1) % seat_count
         if not state.finished:
@@ -434,31 +327,31 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
                 rules, state.captured, state.scope, state.loose_mask()
             )
             interrupted_open = True
-            penalty = {"deal": d, "unsecured": unsecured}
-            entry = {
-                "points": points,
-                "breakdown": breakdown,
-                "tiebreak": tiebreak,
-                "void": False,
-                "interrupted": True,
-            }
+            open_deal = (d, unsecured)
+            entry = DealEntry(
+                points=points,
+                breakdown=breakdown,
+                tiebreak=tiebreak,
+                void=False,
+                interrupted=True,
+            )
         else:
             points, breakdown = score_deal(rules, state.captured, state.scope)
-            entry = {"points": points, "breakdown": breakdown, "tiebreak": tiebreak, "void": False}
+            entry = DealEntry(points=points, breakdown=breakdown, tiebreak=tiebreak, void=False)
         if state.dealer_fifteen:
-            entry["dealer_fifteen"] = state.dealer_fifteen
+            entry.dealer_fifteen = state.dealer_fifteen
         entries.append(entry)
         for s in range(side_count):
             totals[s] += points[s]
         if deal.declared is not None and not interrupted_open and deal.declared != points:
-            mismatches.append({"deal": d, "declared": deal.declared, "verified": points})
+            mismatches.append(Mismatch(deal=d, declared=deal.declared, verified=points))
         if not interrupted_open:
-            match.after_deal(d, state, points, rules.fifteen)
+            match.after_deal(d, deal_tally(state, points))
 
     winner = match.winner
     end_reason = match.reason
     if not errors:
-        if interrupted:
+        if offender_side is not None:  # a timeout or abandon
             if match.over:
                 reason_it, reason_en = match.reasons()
                 errors.append(
@@ -471,22 +364,16 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
                     )
                 )
             else:
-                penalty = _apply_penalty(entries, penalty, offender_side, side_count, totals)
-                if penalty["deal"] is not None and deals[penalty["deal"]].declared is not None:
-                    verified = entries[-1]["points"]
-                    if deals[penalty["deal"]].declared != verified:
+                penalty = _apply_penalty(entries, open_deal, offender_side, side_count, totals)
+                declared = None if penalty.deal is None else deals[penalty.deal].declared
+                if penalty.deal is not None and declared is not None:
+                    verified = entries[-1].points
+                    if declared != verified:
                         mismatches.append(
-                            {
-                                "deal": penalty["deal"],
-                                "declared": deals[penalty["deal"]].declared,
-                                "verified": verified,
-                            }
+                            Mismatch(deal=penalty.deal, declared=declared, verified=verified)
                         )
-                others = [s for s in range(side_count) if s != offender_side]
-                best = max(totals[s] for s in others)
-                top = [s for s in others if totals[s] == best]
-                winner = top[0] if len(top) == 1 else None
-                end_reason = outcome.kind
+                winner = penalty_winner(totals, offender_side)
+                end_reason = EndReason(outcome.kind)
                 match.end_deal = last if last >= 0 else None
         elif not match.over:
             reason_it, reason_en = match.reasons()
@@ -506,13 +393,9 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
     valid = not errors
     if not valid:
         winner = None
-    outcome_dict = {
-        "kind": outcome.kind,
-        "seat": offender_seat,
-        "side": offender_side,
-    }
+    outcome_summary = OutcomeSummary(kind=outcome.kind, seat=offender_seat, side=offender_side)
     if match.time_up is not None:
-        outcome_dict["time_up_in_deal"] = match.time_up
+        outcome_summary.time_up_in_deal = match.time_up
     return Verdict(
         valid=valid,
         errors=errors,
@@ -521,22 +404,22 @@ def verify(record: MatchRecord, lang: str = "it") -> Verdict:
         winner=winner,
         margin=_margin(totals, winner) if valid else 0,
         declared_mismatches=mismatches,
-        outcome=outcome_dict,
+        outcome=outcome_summary,
         sides=side_count,
         seats=list(record.seats),
-        end={"reason": end_reason if valid else None, "deal": match.end_deal if valid else None},
-        penalty=penalty if penalty and "offender_side" in penalty else None,
+        end=MatchEnd(reason=end_reason if valid else None, deal=match.end_deal if valid else None),
+        penalty=penalty,
         clock=clock_findings,
         lang=lang,
     )
 
 
-def malformed_document(error: RecordError, lang: str = "it") -> dict:
+def malformed_document(error: RecordError, lang: str = "it") -> dict[str, Any]:
     """The CLI's answer for an unreadable record."""
     return {"valid": False, "malformed": True, "errors": [error.as_dict(lang)]}
 
 
-def verify_document(data, lang: str = "it") -> dict:
+def verify_document(data: bytes | str | dict[str, Any], lang: str = "it") -> dict[str, Any]:
     """Parse and verify; never raises. Exactly the JSON object the CLI prints for this record."""
     lang = lang if lang in LANGS else "it"
     try:
@@ -547,5 +430,5 @@ def verify_document(data, lang: str = "it") -> dict:
         return verify(record, lang).as_dict(lang)
     except Exception:  # a verifier bug must not take down a worker; say so in the answer
         logger.exception("verifier failed on a readable record")
-        error = RecordError("unreadable", "$", detail="internal verifier error")
-        return malformed_document(error, lang)
+        internal = RecordError("unreadable", "$", detail="internal verifier error")
+        return malformed_document(internal, lang)

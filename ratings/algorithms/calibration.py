@@ -72,6 +72,6 @@ def measure(games: list[Game], predictor: Predictor, bins: int = 10) -> Calibrat
         brier += (p - actual) ** 2
         rater.apply(g)
     n = max(len(games), 1)
-    rows = tuple((s / c, o / c, c) for s, o, c in sums if c)
+    rows = tuple((s / c, o / c, int(c)) for s, o, c in sums if c)
     ece = sum(abs(p - o) * c for p, o, c in rows) / n
     return Calibration(rows, brier / n, ece, len(games))

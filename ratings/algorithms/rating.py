@@ -28,19 +28,34 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date
 from importlib.metadata import version as _pkg_version
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 MODEL_NAME = "PlackettLuce"
 OPENSKILL_VERSION = _pkg_version("openskill")
 
 
+def gettext_noop(message: str) -> str:
+    """Marks a label for the translation catalog; the caller translates it when shown."""
+    return message
+
+
 class Pool(enum.StrEnum):
+    """Rating pools (values stored in the database; labels in :data:`POOL_LABELS`)."""
+
     SINGLES = "singles"
     PAIRS = "pairs"
     PAIR_UNITS = "pair_units"
     TRIOS = "trios"
+
+
+POOL_LABELS: Mapping[Pool, str] = {
+    Pool.SINGLES: gettext_noop("Singles"),
+    Pool.PAIRS: gettext_noop("Pairs (players)"),
+    Pool.PAIR_UNITS: gettext_noop("Fixed pairs"),
+    Pool.TRIOS: gettext_noop("Trios (players)"),
+}
 
 
 class Result(enum.StrEnum):
@@ -66,7 +81,7 @@ class Params:
     model: str = MODEL_NAME
     openskill_version: str = OPENSKILL_VERSION
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "mu": self.mu,
             "sigma": self.sigma,
@@ -194,7 +209,7 @@ def _model(params: Params) -> PlackettLuce:
     return PlackettLuce(mu=params.mu, sigma=params.sigma, beta=params.beta, tau=params.tau)
 
 
-_RANKS = {Result.HOME: [1, 2], Result.AWAY: [2, 1], Result.DRAW: [1, 1]}
+_RANKS: dict[Result, list[float]] = {Result.HOME: [1, 2], Result.AWAY: [2, 1], Result.DRAW: [1, 1]}
 _OUTCOME = {
     Result.HOME: ("win", "loss"),
     Result.AWAY: ("loss", "win"),
@@ -281,7 +296,7 @@ def openskill_predict_win(
     """openskill's own ``predict_win`` (kept to compare calibration; not used for display)."""
     model = _model(params)
 
-    def team(states: list[State]):
+    def team(states: list[State]) -> list[PlackettLuceRating]:
         return [
             model.rating(mu=s.mu, sigma=widened_sigma(s, on, params) if on else s.sigma)
             for s in states

@@ -10,6 +10,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DEFAULT_LEVELS_PATH = Path(__file__).resolve().parent.parent / "data" / "skill_levels.json"
 
@@ -29,7 +30,7 @@ class SkillLevel:
         return self.name_it if (language or "it").startswith("it") else self.name_en
 
 
-def parse_levels(data: dict) -> tuple[SkillLevel, ...]:
+def parse_levels(data: dict[str, Any]) -> tuple[SkillLevel, ...]:
     try:
         levels = tuple(
             SkillLevel(
@@ -44,8 +45,8 @@ def parse_levels(data: dict) -> tuple[SkillLevel, ...]:
         raise SkillLevelsError(f"malformed skill levels: {exc}") from exc
     if not levels or levels[0].min_rating is not None:
         raise SkillLevelsError("the first level must be open below (min_rating null)")
-    bounds = [lv.min_rating for lv in levels[1:]]
-    if any(b is None for b in bounds) or bounds != sorted(set(bounds)):
+    bounds = [lv.min_rating for lv in levels[1:] if lv.min_rating is not None]
+    if len(bounds) != len(levels) - 1 or bounds != sorted(set(bounds)):
         raise SkillLevelsError("min_rating must strictly increase after the first level")
     return levels
 
@@ -59,7 +60,7 @@ def level_for(rating: int, levels: Sequence[SkillLevel]) -> SkillLevel:
     """The highest band whose lower bound the rating reaches."""
     found = levels[0]
     for level in levels[1:]:
-        if rating >= level.min_rating:
+        if level.min_rating is not None and rating >= level.min_rating:
             found = level
         else:
             break

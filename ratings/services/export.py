@@ -30,6 +30,7 @@ from tournaments.models import (
     Match,
     MatchResult,
     Outcome,
+    Player,
     Round,
     Stage,
     Tournament,
@@ -100,31 +101,31 @@ def build_document(tournament: Tournament) -> dict:
         key=lambda m: (m.round.stage.order, m.round.number, *_none_last(m.table_number), m.id)
     )
     match_ids = [m.id for m in matches]
-    deals = defaultdict(list)
+    deals: defaultdict[int, list[DealResult]] = defaultdict(list)
     for d in DealResult.objects.filter(match_id__in=match_ids):
         deals[d.match_id].append(d)
-    results = defaultdict(dict)
+    results: defaultdict[int, dict[int, MatchResult]] = defaultdict(dict)
     for r in MatchResult.objects.filter(match_id__in=match_ids):
         results[r.match_id][r.line_id] = r
 
     # Lines: entries by seed (none last), name; then any line met in a match but not entered.
     entries.sort(key=lambda e: (*_none_last(e.seed), e.line.name, e.id))
     line_ids = [e.line_id for e in entries]
-    extra = set()
+    extra: set[int] = set()
     for m in matches:
         extra.update(x for x in (m.home_id, m.away_id) if x and x not in line_ids)
     gm = list(GroupMember.objects.filter(group__in=groups))
     extra.update(g.line_id for g in gm if g.line_id not in line_ids)
     line_ids += sorted(extra)
     line_ref = {lid: f"L{i}" for i, lid in enumerate(line_ids, start=1)}
-    members = defaultdict(list)
+    members: defaultdict[int, list[LineMember]] = defaultdict(list)
     lm = LineMember.objects.filter(line_id__in=line_ids).select_related("player", "line")
-    players = {}
-    line_names = {}
-    for m in lm:
-        members[m.line_id].append(m)
-        players[m.player_id] = m.player
-        line_names[m.line_id] = m.line.name
+    players: dict[int, Player] = {}
+    line_names: dict[int, str] = {}
+    for member in lm:
+        members[member.line_id].append(member)
+        players[member.player_id] = member.player
+        line_names[member.line_id] = member.line.name
     for e in entries:
         line_names[e.line_id] = e.line.name
     ordered_players = sorted(
@@ -134,15 +135,18 @@ def build_document(tournament: Tournament) -> dict:
     match_ref = {m.id: f"M{i}" for i, m in enumerate(matches, start=1)}
     entry_of = {e.line_id: e for e in entries}
 
-    def lref(line_id):
+    def lref(line_id: int | None) -> str | None:
         return line_ref.get(line_id) if line_id else None
+
+    def mref(match_id: int | None) -> str | None:
+        return match_ref.get(match_id) if match_id else None
 
     def match_doc(m: Match) -> dict:
         res = results.get(m.id, {})
         order = [x for x in (m.home_id, m.away_id) if x]
         return {
             "ref": match_ref[m.id],
-            "group": m.group.name if m.group_id else None,
+            "group": m.group.name if m.group else None,
             "table": m.table_number,
             "home": lref(m.home_id),
             "away": lref(m.away_id),
@@ -151,9 +155,9 @@ def build_document(tournament: Tournament) -> dict:
             "winner": lref(m.winner_id),
             "offender": lref(m.offender_id),
             "bracket_position": m.bracket_position,
-            "next_match": match_ref.get(m.next_match_id),
+            "next_match": mref(m.next_match_id),
             "next_slot": m.next_slot or None,
-            "loser_next_match": match_ref.get(m.loser_next_match_id),
+            "loser_next_match": mref(m.loser_next_match_id),
             "loser_next_slot": m.loser_next_slot or None,
             "is_third_place": m.is_third_place,
             "deals": [
@@ -188,7 +192,7 @@ def build_document(tournament: Tournament) -> dict:
     final = []
     for stage in stages:
         stage_groups = [g for g in groups if g.stage_id == stage.id]
-        standings = _standings(stage) if stage.kind == Stage.Kind.ROUND_ROBIN else []
+        standings = _standings(stage) if stage.kind == Stage.Kind.ROUND_ROBIN else {}
         stage_docs.append(
             {
                 "order": stage.order,
@@ -465,10 +469,12 @@ def standings_csv(doc: dict) -> bytes:
                      s["drawn"], s["lost"], s["vp"], s["mp"], s["points_scored"],
                      s["points_conceded"]]
                 )  # fmt: skip
+    # the bracket's places carry the last stage's own name (as the organizer wrote it)
+    last_stage = doc["stages"][-1]["name"] if doc["stages"] else ""
     for place in doc["final_standings"]:
         if "group" not in place:
             name, fids = labels[place["line"]]
-            rows.append(["final", "", place["rank"], name, fids, "", "", "", "", "", "", "", ""])
+            rows.append([last_stage, "", place["rank"], name, fids, "", "", "", "", "", "", "", ""])
     return _csv(rows)
 
 

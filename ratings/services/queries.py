@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
@@ -23,7 +24,7 @@ from ratings.algorithms.rating import (
     win_probability,
 )
 from ratings.models import Rating, RatingChange
-from tournaments.models import Entry, LineMember, Match
+from tournaments.models import Entry, LineMember, Match, Player, Tournament
 
 logger = logging.getLogger(__name__)
 
@@ -32,11 +33,11 @@ ACTIVE_DAYS = getattr(settings, "RATINGS_LEADERBOARD_ACTIVE_DAYS", 365)
 
 
 @lru_cache(maxsize=4)
-def _levels(path: str):
+def _levels(path: str) -> tuple[skill.SkillLevel, ...]:
     return skill.load_levels(path)
 
 
-def skill_levels():
+def skill_levels() -> tuple[skill.SkillLevel, ...]:
     path = getattr(settings, "RATINGS_SKILL_LEVELS_FILE", None) or str(skill.DEFAULT_LEVELS_PATH)
     return _levels(str(path))
 
@@ -61,11 +62,11 @@ class Shown:
     level_slug: str
 
     @property
-    def player(self):
+    def player(self) -> Player:
         return self.rating.player
 
     @property
-    def partner(self):
+    def partner(self) -> Player | None:
         return self.rating.partner
 
 
@@ -102,12 +103,25 @@ def leaderboard(
     return [shown(r, on) for r in qs]
 
 
-def player_ratings(player) -> list[Shown]:
+def default_pool(*, on: date | None = None) -> str:
+    """The pool the leaderboard opens on: the first (in ``Pool`` order) that lists somebody, so
+    a pairs-only site does not open on an empty singles tab."""
+    on = on or today()
+    listed = set(
+        Rating.objects.filter(
+            games__gte=MIN_GAMES, last_played__gte=on - timedelta(days=ACTIVE_DAYS)
+        ).values_list("pool", flat=True)
+    )
+    order = [str(getattr(pool, "value", pool)) for pool in Pool]
+    return next((pool for pool in order if pool in listed), str(Pool.SINGLES.value))
+
+
+def player_ratings(player: Player) -> list[Shown]:
     rows = Rating.objects.filter(player=player).select_related("partner").order_by("pool", "-games")
     return [shown(r) for r in rows]
 
 
-def main_pool(player) -> str | None:
+def main_pool(player: Player) -> str | None:
     r = (
         Rating.objects.filter(player=player, partner__isnull=True)
         .order_by("-games", "pool")
@@ -117,7 +131,9 @@ def main_pool(player) -> str | None:
     return r
 
 
-def history(player, pool: str, partner=None) -> list[tuple[date, int, float]]:
+def history(
+    player: Player, pool: str, partner: Player | None = None
+) -> list[tuple[date, int, float]]:
     """(date, displayed rating after, σ after) for each rated match, in replay order."""
     qs = RatingChange.objects.filter(player=player, pool=pool, partner=partner).order_by("id")
     return [
@@ -126,7 +142,7 @@ def history(player, pool: str, partner=None) -> list[tuple[date, int, float]]:
     ]
 
 
-def _line_players(line_ids) -> dict[int, list[int]]:
+def _line_players(line_ids: Iterable[int]) -> dict[int, list[int]]:
     out: dict[int, list[tuple[int, int]]] = {}
     for line_id, pos, player_id in LineMember.objects.filter(line_id__in=line_ids).values_list(
         "line_id", "position", "player_id"
@@ -135,7 +151,7 @@ def _line_players(line_ids) -> dict[int, list[int]]:
     return {k: [p for _, p in sorted(v)] for k, v in out.items()}
 
 
-def _states(pool: Pool, player_ids) -> dict[int, State]:
+def _states(pool: Pool, player_ids: Iterable[int]) -> dict[int, State]:
     rows = Rating.objects.filter(pool=str(pool), partner__isnull=True, player_id__in=player_ids)
     return {r.player_id: state_of(r) for r in rows}
 
@@ -166,7 +182,7 @@ def line_strength(players: list[int], states: dict[int, State]) -> float:
     return total
 
 
-def line_ratings(line_ids, seats_per_line: int) -> dict[int, float]:
+def line_ratings(line_ids: Iterable[int], seats_per_line: int) -> dict[int, float]:
     """``{line_id: strength}`` for the lines with at least one rated player, for the RATING
     tie-break (``standings.*(ratings=…)``) and ``schedule.rating_seeds(lines, ratings)``.
 
@@ -184,13 +200,13 @@ def line_ratings(line_ids, seats_per_line: int) -> dict[int, float]:
     }
 
 
-def tournament_line_ratings(tournament) -> dict[int, float]:
+def tournament_line_ratings(tournament: Tournament) -> dict[int, float]:
     """``line_ratings`` for every line entered in ``tournament``."""
     ids = Entry.objects.filter(tournament=tournament).values_list("line_id", flat=True)
     return line_ratings(ids, tournament.seats_per_line)
 
 
-def seeded_line_ids(tournament, line_ids: list[int] | None = None) -> list[int]:
+def seeded_line_ids(tournament: Tournament, line_ids: list[int] | None = None) -> list[int]:
     """The tournament's (non-withdrawn) lines, strongest first (``line_ratings``); lines with
     no rated player last; ties keep the entry order. Feed the result (or the lines) to the
     bracket or group services as their seeds list."""

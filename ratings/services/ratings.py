@@ -504,7 +504,7 @@ def update_for_match(match_id: int, params: Params = DEFAULT_PARAMS) -> RatingRu
         if existing and game and old_key == game.key and existing.fingerprint == fingerprint(game):
             return None
         latest = _latest_key()
-        if existing is None and (latest is None or game.key > latest):
+        if existing is None and game is not None and (latest is None or game.key > latest):
             run = _new_run(RatingRun.Kind.INCREMENTAL, params, f"match {match_id}")
             subjects = set()
             for pool in pools_for(len(game.home)):

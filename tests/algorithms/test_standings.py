@@ -21,49 +21,15 @@ ALL_BUT = list(TieBreak)
 
 def play(home, away, home_points, away_points, outcome=Outcome.COMPLETED, winner=None):
     """A match scored on the 11-point table, the way the ORM layer would hand it over."""
+    points = (home_points, away_points)
     if outcome is Outcome.COMPLETED and home_points == away_points:
         score = match_score(ELEVEN, 0, draw=True)
-        return PlayedMatch(
-            home,
-            away,
-            home_points,
-            away_points,
-            score.vp_winner,
-            score.vp_loser,
-            0,
-            0,
-            None,
-            outcome,
-        )
+        return PlayedMatch.from_score(home, away, points, score, winner=None, outcome=outcome)
     if winner is None:
         winner = home if home_points > away_points else away
     margin = max(0, abs(home_points - away_points))
     score = match_score(ELEVEN, margin, outcome)
-    if winner == home:
-        return PlayedMatch(
-            home,
-            away,
-            home_points,
-            away_points,
-            score.vp_winner,
-            score.vp_loser,
-            score.mp_winner,
-            score.mp_loser,
-            home,
-            outcome,
-        )
-    return PlayedMatch(
-        home,
-        away,
-        home_points,
-        away_points,
-        score.vp_loser,
-        score.vp_winner,
-        score.mp_loser,
-        score.mp_winner,
-        away,
-        outcome,
-    )
+    return PlayedMatch.from_score(home, away, points, score, winner=winner, outcome=outcome)
 
 
 def order(rows):
@@ -380,3 +346,24 @@ def test_large_tournament_group():
     rows = rank_group(lines, matches, list(TieBreak), lots_seed=3)
     assert len(rows) == 2048
     assert not any(row.shared_rank for row in rows)
+
+
+def test_from_score_gives_the_winner_the_winners_values_on_either_side():
+    score = match_score(ELEVEN, 5)
+    winners, losers = (score.vp_winner, score.mp_winner), (score.vp_loser, score.mp_loser)
+    home_won = PlayedMatch.from_score("A", "B", (11, 6), score, winner="A")
+    away_won = PlayedMatch.from_score("A", "B", (6, 11), score, winner="B")
+    assert ((home_won.home_vp, home_won.home_mp), (home_won.away_vp, home_won.away_mp)) == (
+        winners,
+        losers,
+    )
+    assert ((away_won.home_vp, away_won.home_mp), (away_won.away_vp, away_won.away_mp)) == (
+        losers,
+        winners,
+    )
+    assert (away_won.home_points, away_won.away_points, away_won.winner) == (6, 11, "B")
+
+
+def test_from_score_refuses_a_winner_who_did_not_play():
+    with pytest.raises(ValueError, match="did not play"):
+        PlayedMatch.from_score("A", "B", (1, 0), match_score(ELEVEN, 1), winner="Q")

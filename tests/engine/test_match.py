@@ -1,31 +1,26 @@
 """Match end rules, knock-out tie-breaks, timeouts and abandons, clock checks."""
 
-from types import SimpleNamespace
-
 import pytest
-from msgspec import UNSET
 
 from games.engine import verify_document
-from games.engine.verify import MatchProgress
+from games.engine.match_end import DealTally, EndRule, MatchProgress
 
 from .helpers import clone, sim
 
 
-def progress(target=UNSET, deals=UNSET, time_up=UNSET, knockout=False, sides=2):
-    return MatchProgress(SimpleNamespace(target=target, deals=deals), time_up, knockout, sides)
-
-
-def fake_state(last_capture_at, capture_count=None):
-    sides = len(last_capture_at)
-    return SimpleNamespace(
-        last_capture_at=last_capture_at, capture_count=capture_count or [1] * sides
+def progress(target=None, deals=None, time_up=None, knockout=False, sides=2):
+    return MatchProgress(
+        EndRule(target=target, deals=deals, knockout=knockout, sides=sides), time_up
     )
 
 
-def play(match, d, points, state=None):
-    for side, p in enumerate(points):
-        match.totals[side] += p
-    match.after_deal(d, state or fake_state([0] * len(points)), points, False)
+def fake_state(last_capture_at):
+    return last_capture_at
+
+
+def play(match, d, points, last_capture_at=None):
+    last = tuple(last_capture_at or [0] * len(points))
+    match.add_deal(d, DealTally(tuple(points), None, last))
 
 
 class TestTarget:
@@ -114,6 +109,16 @@ class TestTimeLimit:
         play(match, 1, [0, 1])
         assert match.winner == 1
 
+    def test_knockout_tied_at_time_up_goes_to_the_tie_break_deals(self):
+        """rules.md (seed 000, "Parità"): no playing on in a knock-out, not even when time is up.
+        The old rule played further regular deals, so deal 1 counted in the totals."""
+        match = progress(target=21, time_up=0, knockout=True)
+        play(match, 0, [3, 3])
+        assert not match.over and match.phase == "tiebreak" and match.contenders == [0, 1]
+        play(match, 1, [0, 1])
+        assert match.over and match.winner == 1 and match.reason == "tiebreak"
+        assert match.regular_deals == 1 and match.tiebreaks == 1
+
     def test_time_limit_record_verifies(self):
         doc = sim(seed=2, end={"target": 21, "time_limit_s": 600})
         verdict = verify_document(doc)
@@ -138,9 +143,9 @@ def test_time_up_deal_checked_against_server_times():
 
 
 def test_scopa_15_side_without_captures_loses():
-    match = progress(target=21)
+    match = MatchProgress(EndRule(target=21, no_capture_loses=True))
     match.totals[:] = [10, 12]
-    match.after_deal(3, fake_state([5, None], [3, 0]), [4, 0], True)
+    match.after_deal(3, DealTally((4, 0), (True, False), (5, None)))
     assert match.over and match.winner == 0 and match.reason == "no_capture"
 
 
@@ -264,3 +269,27 @@ class TestClock:
         verdict = verify_document(doc)
         assert verdict["errors"][0]["code"] == "undeclared_timeout"
         assert verdict["clock"]["timeouts"][0]["kind"] == "total"
+
+
+def test_knockout_record_tied_when_time_runs_out_plays_tie_break_deals():
+    """rules.md, seed 000 "Parità": in a knock-out a tie when time runs out goes to the
+    tie-break deals; the verifier marks them and the match is won on them (the old rule played
+    on with regular deals and called it a time-limit win)."""
+    clock = {"move_s": 20, "bank_s": 0}
+    end = {"target": 21, "time_limit_s": 240}
+    doc = sim(seed=8, end=end, knockout=True, clock=clock)
+    verdict = verify_document(doc)
+    assert verdict["valid"], verdict["errors"]
+    time_up = doc["outcome"]["time_up_in_deal"]
+    played = [d for d in verdict["deals"] if not d["void"]]
+    regular_totals = [sum(d["points"][s] for d in played if not d["tiebreak"]) for s in (0, 1)]
+    assert regular_totals[0] == regular_totals[1]
+    assert [d["tiebreak"] for d in verdict["deals"]][time_up + 1 :] == [True] * (
+        len(verdict["deals"]) - time_up - 1
+    )
+    assert verdict["end"]["reason"] == "tiebreak" and verdict["winner"] is not None
+    # the same deals outside a knock-out: a tie at time up plays on, no tie-break deal
+    group = clone(doc)
+    group["knockout"] = False
+    group_verdict = verify_document(group)
+    assert not any(d["tiebreak"] for d in group_verdict["deals"])

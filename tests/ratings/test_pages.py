@@ -102,3 +102,26 @@ def test_no_win_probability_once_the_match_is_played(ladder):
         Template("{% load ratings_tags %}{% win_probability m %}").render(Context({"m": played}))
         == ""
     )
+
+
+@pytest.mark.django_db
+def test_leaderboard_opens_on_a_pool_that_has_players(client):
+    """A pairs event: the page must not open on an empty singles tab."""
+    from ratings.models import Rating
+    from ratings.services.queries import MIN_GAMES
+    from tournaments.models import Player
+
+    for name in ("Anna", "Bruno"):
+        Rating.objects.create(
+            pool="pairs",
+            player=Player.objects.create(name=name),
+            mu=25.0,
+            sigma=5.0,
+            games=MIN_GAMES + 1,
+            last_played=timezone.localdate(),
+            display=1600,
+        )
+    page = client.get("/ratings/")
+    assert page.status_code == 200
+    assert page.context["pool"] == "pairs"
+    assert "Anna" in page.content.decode()

@@ -1,5 +1,6 @@
 """``seed_demo`` builds a full demo tournament from engine-verified records."""
 
+import logging
 from collections import Counter
 from io import StringIO
 
@@ -11,10 +12,13 @@ from tournaments.services import standings
 
 
 @pytest.mark.django_db
-def test_seed_demo_builds_everything_and_is_idempotent():
+def test_seed_demo_builds_everything_and_is_idempotent(caplog):
     pytest.importorskip("games.engine")
     out = StringIO()
-    call_command("seed_demo", stdout=out)
+    with caplog.at_level(logging.DEBUG):
+        call_command("seed_demo", stdout=out)
+    chatter = [r.getMessage() for r in caplog.records if r.levelno < logging.WARNING]
+    assert not chatter, f"seed_demo is not quiet by default: {chatter[:3]}"
     tournament = Tournament.objects.get()
     assert tournament.is_public and tournament.status == Tournament.Status.FINISHED
     assert tournament.entries.count() == 16
@@ -34,7 +38,15 @@ def test_seed_demo_builds_everything_and_is_idempotent():
     for _group, rows in standings.stage_standings(groups_stage):
         assert [r.played for r in rows] == [3, 3, 3, 3]
     assert knockout.status == Stage.Status.CLOSED
-    assert "createsuperuser" in out.getvalue()
+    text = out.getvalue()
+    assert "/desk/login/" in text and "/t/trofeo-golfo-2026/" in text
+    assert "organizzatore-demo" in text
+    password = text.split("password ")[1].split()[0]
+    from django.contrib.auth import authenticate
+
+    organizer = authenticate(username="organizzatore-demo", password=password)
+    assert organizer is not None and not organizer.is_staff
+    assert tournament.organizers.filter(pk=organizer.pk).exists()
 
     call_command("seed_demo", stdout=StringIO())  # refuses politely, changes nothing
     assert Tournament.objects.count() == 1

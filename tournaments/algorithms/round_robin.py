@@ -64,7 +64,7 @@ def berger_rounds(n: int, *, double: bool = False) -> list[list[Pairing]]:
     first_cycle = [[with_bye(home, away) for home, away in round_] for round_ in _berger_even(size)]
     if not double:
         return first_cycle
-    second_cycle = [
+    second_cycle: list[list[tuple[int, int | None]]] = [
         [(home, None) if away is None else (away, home) for home, away in round_]
         for round_ in first_cycle
     ]

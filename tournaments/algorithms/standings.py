@@ -18,29 +18,37 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from .vp import Outcome
+from .vp import MatchScore, Outcome
 
-LineId = Hashable
+# Whatever identifies a line (the ORM layer passes primary keys, tests letters): the functions
+# are generic in it, so a caller gets back rows keyed by the ids it passed in.
+LineId = TypeVar("LineId", bound=Hashable)
+
+
+def gettext_noop(message: str) -> str:
+    """Marks a label for the translation catalog; the caller translates it when shown."""
+    return message
 
 
 class TieBreak(enum.StrEnum):
-    """Tie-breaks a tournament may order (values stored in the database)."""
+    """Tie-breaks a tournament may order (values stored in the database); each has its entry,
+    label and computation, in :data:`TIEBREAKS` below."""
 
-    MP = "mp"  # MP total
-    HEAD_TO_HEAD = "head_to_head"  # VP earned against the other still-tied lines
-    POINTS_SCORED = "points_scored"  # game points scored, all matches
+    MP = "mp"
+    HEAD_TO_HEAD = "head_to_head"
+    POINTS_SCORED = "points_scored"
     MATCHES_WON = "matches_won"
-    STRENGTH = "strength"  # sum of the VP totals of the opponents beaten (one term per win)
-    RATING = "rating"  # higher rating first; a line without rating comes last
-    LOTS = "lots"  # drawing of lots, seeded: 1 is the luckiest
+    STRENGTH = "strength"
+    RATING = "rating"
+    LOTS = "lots"
 
 
 @dataclass(frozen=True)
-class PlayedMatch:
+class PlayedMatch(Generic[LineId]):
     """A match of the group as the ORM layer hands it over.
 
     ``winner`` is ``None`` for a draw; ``away`` may be ``None`` for a bye. Byes are ignored.
@@ -57,9 +65,45 @@ class PlayedMatch:
     winner: LineId | None
     outcome: Outcome = Outcome.COMPLETED
 
+    @classmethod
+    def from_score(
+        cls,
+        home: LineId,
+        away: LineId,
+        points: tuple[int, int],
+        score: MatchScore,
+        *,
+        winner: LineId | None,
+        outcome: Outcome = Outcome.COMPLETED,
+    ) -> PlayedMatch[LineId]:
+        """The match from its final ``points`` (home, away) and the VP table's ``score``.
+
+        ``score`` names the winner's and the loser's VP and MP (what ``match_score`` returns);
+        this is the one place that turns them into home and away values. Without a winner the
+        home side takes the "winner" values: a draw's score is the same for both sides.
+        """
+        if winner is not None and winner not in (home, away):
+            raise ValueError(f"match {home} v {away}: winner {winner!r} did not play it")
+        won, lost = (score.vp_winner, score.mp_winner), (score.vp_loser, score.mp_loser)
+        (home_vp, home_mp), (away_vp, away_mp) = (
+            (won, lost) if winner is None or winner == home else (lost, won)
+        )
+        return cls(
+            home=home,
+            away=away,
+            home_points=points[0],
+            away_points=points[1],
+            home_vp=home_vp,
+            away_vp=away_vp,
+            home_mp=home_mp,
+            away_mp=away_mp,
+            winner=winner,
+            outcome=outcome,
+        )
+
 
 @dataclass(frozen=True)
-class StandingRow:
+class StandingRow(Generic[LineId]):
     """One line's place and totals; ``tiebreak_values`` holds one value per requested tie-break.
 
     Head-to-head and lots are only meaningful among tied lines: they are ``None`` for a line that
@@ -82,7 +126,7 @@ class StandingRow:
 
 
 @dataclass
-class _Totals:
+class _Totals(Generic[LineId]):
     played: int = 0
     won: int = 0
     drawn: int = 0
@@ -96,7 +140,107 @@ class _Totals:
     beaten: list[LineId] = field(default_factory=list)
 
 
-def _counted(matches: Iterable[PlayedMatch], known: set[LineId]) -> Iterable[PlayedMatch]:
+@dataclass(frozen=True)
+class TieBreakContext(Generic[LineId]):
+    """What a tie-break computation may read: every line's totals, ratings, the lots seed."""
+
+    totals: Mapping[LineId, _Totals[LineId]]
+    ratings: Mapping[LineId, float]
+    lots_seed: int
+
+
+# The registry holds tie-breaks for any kind of line id, so its functions take Any ids.
+TieBreakValues = Callable[[TieBreakContext[Any], Sequence[Any]], dict[Any, Any]]
+"""(context, lines) → each line's value; higher values rank first."""
+
+
+@dataclass(frozen=True)
+class TieBreakMetric:
+    """One tie-break: stored key, label (a msgid the caller translates) and computation.
+
+    ``among_tied``: computed only among the lines still tied when it comes up (its shown value
+    is ``None`` for the others). ``sort_key`` turns a value into an order, higher first.
+    """
+
+    key: TieBreak
+    label: str
+    values: TieBreakValues
+    among_tied: bool = False
+    sort_key: Callable[[Any], Any] = lambda value: value
+
+
+def _head_to_head(context: TieBreakContext[Any], lines: Sequence[Any]) -> dict[Any, Any]:
+    members = set(lines)
+    return {
+        line: sum(vp for opponent, vp in context.totals[line].meetings if opponent in members)
+        for line in lines
+    }
+
+
+def _strength(context: TieBreakContext[Any], lines: Sequence[Any]) -> dict[Any, Any]:
+    totals = context.totals
+    return {line: sum(totals[beaten].vp for beaten in totals[line].beaten) for line in lines}
+
+
+def _rating_order(value: Any) -> tuple[int, float]:
+    return (0, 0.0) if value is None else (1, value)
+
+
+def _lots_order(value: Any) -> int:
+    return -int(value)
+
+
+TIEBREAKS: Mapping[TieBreak, TieBreakMetric] = {
+    metric.key: metric
+    for metric in (
+        TieBreakMetric(
+            TieBreak.MP,
+            gettext_noop("MP total"),
+            lambda context, lines: {line: context.totals[line].mp for line in lines},
+        ),
+        # VP earned against the other still-tied lines
+        TieBreakMetric(
+            TieBreak.HEAD_TO_HEAD, gettext_noop("Head-to-head VP"), _head_to_head, among_tied=True
+        ),
+        # game points scored, all matches
+        TieBreakMetric(
+            TieBreak.POINTS_SCORED,
+            gettext_noop("Points scored"),
+            lambda context, lines: {line: context.totals[line].points_scored for line in lines},
+        ),
+        TieBreakMetric(
+            TieBreak.MATCHES_WON,
+            gettext_noop("Matches won"),
+            lambda context, lines: {line: context.totals[line].won for line in lines},
+        ),
+        # sum of the VP totals of the opponents beaten (one term per win)
+        TieBreakMetric(
+            TieBreak.STRENGTH, gettext_noop("Strength (beaten opponents' VP)"), _strength
+        ),
+        # higher rating first; a line without rating comes last
+        TieBreakMetric(
+            TieBreak.RATING,
+            gettext_noop("Rating"),
+            lambda context, lines: {line: context.ratings.get(line) for line in lines},
+            sort_key=_rating_order,
+        ),
+        # drawing of lots, seeded: 1 is the luckiest
+        TieBreakMetric(
+            TieBreak.LOTS,
+            gettext_noop("Drawing of lots"),
+            lambda context, lines: draw_lots(lines, context.lots_seed),
+            among_tied=True,
+            sort_key=_lots_order,
+        ),
+    )
+}
+"""Every tie-break, in the order an organizer is offered them. Adding one: a member of
+:class:`TieBreak` and its entry here."""
+
+
+def _counted(
+    matches: Iterable[PlayedMatch[LineId]], known: set[LineId]
+) -> Iterable[PlayedMatch[LineId]]:
     """The matches that count for standings: byes (by outcome or without opponent) are skipped."""
     for match in matches:
         if match.outcome == Outcome.BYE or match.away is None:
@@ -113,8 +257,10 @@ def _counted(matches: Iterable[PlayedMatch], known: set[LineId]) -> Iterable[Pla
         yield match
 
 
-def _totals(line_ids: Sequence[LineId], matches: Iterable[PlayedMatch]) -> dict[LineId, _Totals]:
-    totals = {line: _Totals() for line in line_ids}
+def _totals(
+    line_ids: Sequence[LineId], matches: Iterable[PlayedMatch[LineId]]
+) -> dict[LineId, _Totals[LineId]]:
+    totals: dict[LineId, _Totals[LineId]] = {line: _Totals() for line in line_ids}
     if len(totals) != len(line_ids):
         raise ValueError("a line appears twice in the group")
     for match in _counted(matches, set(totals)):
@@ -190,12 +336,12 @@ def _split(group: list[LineId], key: Mapping[LineId, Any]) -> list[list[LineId]]
 
 def rank_group(
     line_ids: Sequence[LineId],
-    matches: Iterable[PlayedMatch],
+    matches: Iterable[PlayedMatch[LineId]],
     tiebreaks: Sequence[TieBreak],
     *,
     lots_seed: int,
     ratings: Mapping[LineId, float] | None = None,
-) -> list[StandingRow]:
+) -> list[StandingRow[LineId]]:
     """Rank a group's lines by VP, then by each tie-break in order within still-tied subsets.
 
     Lines with equal VP keep being separated criterion by criterion; after the last one, lines
@@ -204,65 +350,41 @@ def rank_group(
     tiebreaks = [TieBreak(tiebreak) for tiebreak in tiebreaks]
     if len(set(tiebreaks)) != len(tiebreaks):
         raise ValueError("a tie-break appears twice")
-    ratings = ratings or {}
     totals = _totals(line_ids, matches)
+    context = TieBreakContext(totals, ratings or {}, lots_seed)
     values: dict[LineId, dict[TieBreak, Any]] = {line: {} for line in line_ids}
-
     # criteria that do not depend on who is tied, computed once for every line
     global_values: dict[TieBreak, dict[LineId, Any]] = {}
     for tiebreak in tiebreaks:
-        if tiebreak is TieBreak.MP:
-            global_values[tiebreak] = {line: t.mp for line, t in totals.items()}
-        elif tiebreak is TieBreak.POINTS_SCORED:
-            global_values[tiebreak] = {line: t.points_scored for line, t in totals.items()}
-        elif tiebreak is TieBreak.MATCHES_WON:
-            global_values[tiebreak] = {line: t.won for line, t in totals.items()}
-        elif tiebreak is TieBreak.STRENGTH:
-            global_values[tiebreak] = {
-                line: sum(totals[opponent].vp for opponent in t.beaten)
-                for line, t in totals.items()
-            }
-        elif tiebreak is TieBreak.RATING:
-            global_values[tiebreak] = {line: ratings.get(line) for line in totals}
-    for tiebreak, by_line in global_values.items():
-        for line, value in by_line.items():
-            values[line][tiebreak] = value
-    for tiebreak in (TieBreak.HEAD_TO_HEAD, TieBreak.LOTS):
-        if tiebreak in tiebreaks:
+        metric = TIEBREAKS[tiebreak]
+        if metric.among_tied:
             for line in line_ids:
                 values[line][tiebreak] = None
+        else:
+            global_values[tiebreak] = metric.values(context, list(totals))
+            for line, value in global_values[tiebreak].items():
+                values[line][tiebreak] = value
 
     groups = _split(list(line_ids), {line: t.vp for line, t in totals.items()})
     for tiebreak in tiebreaks:
+        metric = TIEBREAKS[tiebreak]
         next_groups: list[list[LineId]] = []
         for group in groups:
             if len(group) == 1:
                 next_groups.append(group)
                 continue
-            if tiebreak is TieBreak.HEAD_TO_HEAD:
-                members = set(group)
-                key = {
-                    line: sum(vp for opp, vp in totals[line].meetings if opp in members)
-                    for line in group
-                }
-                for line, value in key.items():
+            found: Mapping[LineId, Any]
+            if metric.among_tied:
+                found = metric.values(context, group)
+                for line, value in found.items():
                     values[line][tiebreak] = value
-            elif tiebreak is TieBreak.LOTS:
-                drawn = draw_lots(group, lots_seed)
-                for line, position in drawn.items():
-                    values[line][tiebreak] = position
-                key = {line: -position for line, position in drawn.items()}
-            elif tiebreak is TieBreak.RATING:
-                rating = global_values[tiebreak]
-                key = {
-                    line: (0, 0.0) if rating[line] is None else (1, rating[line]) for line in group
-                }
             else:
-                key = global_values[tiebreak]
+                found = global_values[tiebreak]
+            key = {line: metric.sort_key(found[line]) for line in group}
             next_groups.extend(_split(group, key))
         groups = next_groups
 
-    rows: list[StandingRow] = []
+    rows: list[StandingRow[LineId]] = []
     position = 1
     for group in groups:
         shared = len(group) > 1
@@ -289,7 +411,7 @@ def rank_group(
 
 
 def head_to_head_grid(
-    line_ids: Sequence[LineId], matches: Iterable[PlayedMatch]
+    line_ids: Sequence[LineId], matches: Iterable[PlayedMatch[LineId]]
 ) -> dict[tuple[LineId, LineId], int]:
     """``(a, b)`` → VP ``a`` earned against ``b`` (summed over meetings), for pairs that met."""
     grid: dict[tuple[LineId, LineId], int] = {}

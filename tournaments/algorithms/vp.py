@@ -31,14 +31,29 @@ class TableKind(enum.StrEnum):
     WIN_DRAW_LOSS = "win_draw_loss"  # fixed VP for win, draw, loss, seed 003
 
 
+def gettext_noop(message: str) -> str:
+    """Marks a label for the translation catalog; the caller translates it when shown."""
+    return message
+
+
 class Outcome(enum.StrEnum):
-    """How a match ended (values stored in the database)."""
+    """How a match ended (values stored in the database; labels in :data:`OUTCOME_LABELS`)."""
 
     COMPLETED = "completed"
     TIMEOUT = "timeout"
     ABANDON = "abandon"
     FORFEIT = "forfeit"
     BYE = "bye"
+
+
+OUTCOME_LABELS: Mapping[Outcome, str] = {
+    Outcome.COMPLETED: gettext_noop("Completed"),
+    Outcome.TIMEOUT: gettext_noop("Timeout"),
+    Outcome.ABANDON: gettext_noop("Abandon"),
+    Outcome.FORFEIT: gettext_noop("Forfeit"),
+    Outcome.BYE: gettext_noop("Bye"),
+}
+"""Each outcome's label, a msgid the caller translates."""
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,10 @@ def _validate(tournament, rows: list[LineRow]):
         Entry.objects.filter(tournament=tournament).values_list("line__name", flat=True)
     )
     taken_names = {name.casefold() for name in taken_names}
-    seen_names, seen_fids, seen_seeds = {}, {}, {}
+    # first row (number) of each line name, federation id and seed in the file
+    seen_names: dict[str, int | None] = {}
+    seen_fids: dict[str, int | None] = {}
+    seen_seeds: dict[int, int | None] = {}
     used_seeds = set(
         Entry.objects.filter(tournament=tournament, seed__isnull=False).values_list(
             "seed", flat=True
@@ -280,7 +283,7 @@ def parse_lines_csv(file) -> list[LineRow]:
                 )
             ]
         )
-    rows = []
+    rows: list[LineRow] = []
     try:
         for number, cells in enumerate(reader, start=2):
             if not any(cell.strip() for cell in cells):
@@ -330,3 +333,39 @@ def import_lines_csv(tournament, file, *, user=None):
     ``(row number, message)`` for every problem found."""
     rows = parse_lines_csv(file)
     return add_lines(tournament, rows, user=user, action="lines.imported")
+
+
+@transaction.atomic
+def edit_line(tournament, line, *, name, seed=None, player_names=None, user=None):
+    """Rename a registered line, change its seed or fix its players' names (typos).
+
+    Refuses a name or a seed another line of the tournament already has.
+    """
+    entry = Entry.objects.select_for_update().filter(tournament=tournament, line=line).first()
+    if entry is None:
+        raise TournamentError(_("This line is not registered in the tournament."))
+    name = name.strip()
+    problems = []
+    if not name:
+        problems.append(_("the line has no name"))
+    others = Entry.objects.filter(tournament=tournament).exclude(pk=entry.pk)
+    if name and others.filter(line__name__iexact=name).exists():
+        problems.append(_("a line named “%(name)s” is already registered") % {"name": name})
+    if seed is not None and others.filter(seed=seed).exists():
+        problems.append(_("seed %(seed)d is already taken") % {"seed": seed})
+    if problems:
+        raise TournamentError("; ".join(str(p) for p in problems))
+    before = {"name": line.name, "seed": entry.seed}
+    line.name = name
+    line.save(update_fields=["name"])
+    entry.seed = seed
+    entry.save(update_fields=["seed"])
+    for member in line.members.select_related("player"):
+        new_name = (player_names or {}).get(member.position, "").strip()
+        if new_name and new_name != member.player.name:
+            member.player.name = new_name[:120]
+            member.player.save(update_fields=["name"])
+    changelog.record(
+        tournament, "line.edited", user=user, line=line.pk, line_name=name, before=before
+    )
+    return entry

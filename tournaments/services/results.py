@@ -22,6 +22,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games.engine import match_end, sheet
+from games.engine.variants import get_variant
 from tournaments.algorithms import vp as vp_algo
 from tournaments.exceptions import ResultError, StaleResult, TournamentError
 from tournaments.models import (
@@ -32,6 +34,7 @@ from tournaments.models import (
     Outcome,
     ResultVersion,
     Stage,
+    engine_lang,
 )
 from tournaments.services import changelog
 from tournaments.services.vp import vp_table_from_model
@@ -40,7 +43,7 @@ from tournaments.sources import ResultSource, speaks_for_organizer
 
 logger = logging.getLogger(__name__)
 
-MAX_TIEBREAK_DEALS = 3
+MAX_TIEBREAK_DEALS = match_end.TIEBREAK_DEALS
 MAX_DEALS = 60
 MAX_DEAL_POINTS = 99
 """No deal scores more (a few dozen scope at most): larger figures are typing errors, and would
@@ -173,190 +176,158 @@ def parse_deals(deals) -> list[Deal]:
 # --------------------------------------------------------------------------- deciding
 
 
-def _decided(totals, tournament) -> int | None:
-    """The side that has won a target match after these totals, if any."""
-    target = tournament.end_value
-    home, away = totals
-    if home >= target and home > away:
-        return 0
-    if away >= target and away > home:
-        return 1
-    return None
-
-
 def _is_knockout(match) -> bool:
     return match.round.stage.kind == Stage.Kind.KNOCKOUT
 
 
-def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expired=False):
-    """Apply the match-end rule of rules.md to entered deals; raise ``ResultError`` if they
-    do not make a finished match."""
+def _end_rule(match) -> match_end.EndRule:
+    """The engine's match-end rule for a two-line match of this tournament."""
     tournament = match.round.stage.tournament
+    by_deals = tournament.end_rule == EndRule.DEALS
+    return match_end.EndRule(
+        target=None if by_deals else tournament.end_value,
+        deals=tournament.end_value if by_deals else None,
+        knockout=_is_knockout(match),
+        sides=2,
+        no_capture_loses=get_variant(tournament.variant).fifteen,
+    )
+
+
+def _side_names(match):
+    return [
+        getattr(match.home, "name", None) or str(_("home")),
+        getattr(match.away, "name", None) or str(_("away")),
+    ]
+
+
+def _referee(match, deals: list[Deal], offender_side) -> None:
+    """The engine's deal-sheet referee on every deal: a deal that no play of the variant can give
+    (a category to both lines, more than it gives, scope no deal holds...) is refused with the
+    referee's sentences, before anything is stored."""
+    tournament = match.round.stage.tournament
+    lang = engine_lang()
+    names = _side_names(match)
+    for deal in deals:
+        problems = sheet.check_deal(
+            tournament.variant,
+            tournament.options or {},
+            tournament.seats,
+            sheet.DealSheet(deal.breakdown, deal.is_penalty, offender_side),
+        )
+        if problems:
+            label = _("Deal %(n)d") % {"n": deal.number + 1}
+            sentences = "; ".join(problem.message(lang, names) for problem in problems[:3])
+            raise ResultError(f"{label}: {sentences}.")
+
+
+def _match_end_message(problem: match_end.MatchEndProblem) -> str:
+    """The desk's sentence for why the engine finds the deals no finished match."""
+    params = dict(problem.params)
+    messages = {
+        "no_deals": lambda: _("Enter at least one deal."),
+        "regular_after_tiebreak": lambda: _(
+            "Deal %(n)d: regular deals cannot follow tie-break deals."
+        ),
+        "tiebreak_not_knockout": lambda: _("Tie-break deals are only played in knock-out matches."),
+        "penalty_without_offence": lambda: _(
+            "Penalty points belong only to a timeout or an abandon."
+        ),
+        "penalty_not_last": lambda: _(
+            "Only the last deal, the interrupted one, can carry penalty points."
+        ),
+        "offender_missing": lambda: _("Say which line timed out, abandoned or forfeited."),
+        "penalty_missing": lambda: _(
+            "A timeout or abandon ends with the interrupted deal: mark the last deal as "
+            "penalty (unsecured points and one scopa to the opponent)."
+        ),
+        "penalty_without_scopa": lambda: _(
+            "The penalty gives the opponent of the offending line at least one scopa."
+        ),
+        "over_before": lambda: _("The match was already over after deal %(n)d (%(h)d–%(a)d)."),
+        "tiebreak_decided_early": lambda: _("Tie-break deal %(n)d already decided the match."),
+        "tiebreak_expected": lambda: _(
+            "Deal %(n)d: the match was level before it, so it is a tie-break deal: mark it as one."
+        ),
+        "tiebreak_not_level": lambda: _(
+            "Tie-break deals are only played when the match ends level."
+        ),
+        "knockout_level": lambda: _(
+            "A knock-out match cannot end level: enter the tie-break deals (up to three)."
+        ),
+        "tiebreak_level": lambda: _(
+            "Tie-break deal %(n)d ended level: another tie-break deal is needed."
+        ),
+        "last_capture_missing": lambda: _(
+            "The third tie-break deal ended level: say which line made the last capture (it loses)."
+        ),
+        "too_few_deals": lambda: ngettext(
+            "The match is played over %(n)d deals; only %(got)d entered.",
+            "The match is played over %(n)d deals; only %(got)d entered.",
+            params.get("got", 0),
+        ),
+        "level_when_time_ran_out": lambda: _(
+            "Level when time ran out: further deals are played until one line is ahead."
+        ),
+        "level_at_target": lambda: _(
+            "Level at %(h)d–%(a)d: further deals are played until one line is ahead."
+        ),
+        "not_finished": lambda: _(
+            "The match is not finished: nobody has reached %(target)d points while ahead "
+            "(%(h)d–%(a)d)."
+        ),
+    }
+    text = messages.get(problem.code)
+    if text is None:  # pragma: no cover - every engine code has its sentence above
+        logger.error("no sentence for match-end problem %s", problem.code)
+        return _("The deals do not make a finished match.")
+    return text() % params
+
+
+def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expired=False):
+    """Judge entered deals: the engine's sheet referee on each deal, then the engine's one
+    match-end rule (``games.engine.match_end``); raise ``ResultError`` if they do not make a
+    finished match."""
     knockout = _is_knockout(match)
     outcome = Outcome(outcome)
-    totals = [0, 0]
-
-    penalty = [d for d in deals if d.is_penalty]
-    if penalty and outcome not in (Outcome.TIMEOUT, Outcome.ABANDON):
-        raise ResultError(_("Penalty points belong only to a timeout or an abandon."))
-    if len(penalty) > 1 or (penalty and deals[-1] is not penalty[0]):
-        raise ResultError(_("Only the last deal, the interrupted one, can carry penalty points."))
-
     if outcome == Outcome.FORFEIT:
         if deals:
             raise ResultError(_("A forfeited match has no deals."))
+        if offender_side not in (0, 1):
+            raise ResultError(_("Say which line timed out, abandoned or forfeited."))
         winner = 1 - offender_side
+        totals = [0, 0]
         totals[winner] = vp_algo.FORFEIT_MARGIN
-        return Decision(tuple(totals), winner, vp_algo.FORFEIT_MARGIN, outcome, offender_side)
-
-    if not deals:
-        raise ResultError(_("Enter at least one deal."))
-
-    seen_tiebreak = False
-    for deal in deals:
-        if seen_tiebreak and not deal.is_tiebreak:
-            raise ResultError(
-                _("Deal %(n)d: regular deals cannot follow tie-break deals.")
-                % {"n": deal.number + 1}
-            )
-        seen_tiebreak = seen_tiebreak or deal.is_tiebreak
-
-    regular = [d for d in deals if not d.is_tiebreak]
-    tiebreaks = [d for d in deals if d.is_tiebreak]
-    by_deals = tournament.end_rule == EndRule.DEALS
-
-    if outcome in (Outcome.TIMEOUT, Outcome.ABANDON):
-        if tiebreaks and not knockout:
-            raise ResultError(_("Tie-break deals are only played in knock-out matches."))
-        if not penalty:
-            raise ResultError(
-                _(
-                    "A timeout or abandon ends with the interrupted deal: mark the last deal as "
-                    "penalty (unsecured points and one scopa to the opponent)."
-                )
-            )
-        if deals[-1].points[1 - offender_side] < 1:
-            raise ResultError(
-                _("The penalty gives the opponent of the offending line at least one scopa.")
-            )
-        for deal in deals[:-1]:
-            totals[0] += deal.points[0]
-            totals[1] += deal.points[1]
-            finished = (
-                (deal.number + 1 >= tournament.end_value and not deal.is_tiebreak)
-                if by_deals
-                else _decided(totals, tournament) is not None
-            )
-            if finished and not (by_deals and knockout and totals[0] == totals[1]):
-                raise ResultError(
-                    _("The match was already over after deal %(n)d (%(h)d–%(a)d).")
-                    % {"n": deal.number + 1, "h": totals[0], "a": totals[1]}
-                )
-        totals[0] += deals[-1].points[0]
-        totals[1] += deals[-1].points[1]
-        winner = 1 - offender_side
-        margin = max(0, totals[winner] - totals[offender_side])
-        return Decision(tuple(totals), winner, margin, outcome, offender_side, deals)
-
-    # completed
-    winner = None
-    if by_deals:
-        n = tournament.end_value
-        if len(regular) < n:
-            raise ResultError(
-                ngettext(
-                    "The match is played over %(n)d deals; only %(got)d entered.",
-                    "The match is played over %(n)d deals; only %(got)d entered.",
-                    len(regular),
-                )
-                % {"n": n, "got": len(regular)}
-            )
-        if len(regular) > n:
-            raise ResultError(
-                _("The match is played over %(n)d deals; %(got)d entered.")
-                % {"n": n, "got": len(regular)}
-            )
-        for deal in regular:
-            totals[0] += deal.points[0]
-            totals[1] += deal.points[1]
-        if totals[0] != totals[1]:
-            winner = 0 if totals[0] > totals[1] else 1
-    else:
-        for index, deal in enumerate(regular):
-            totals[0] += deal.points[0]
-            totals[1] += deal.points[1]
-            decided = _decided(totals, tournament)
-            if decided is not None:
-                if index != len(regular) - 1:
-                    raise ResultError(
-                        _(
-                            "Deal %(n)d was entered after the match was already decided "
-                            "(%(h)d–%(a)d after deal %(d)d)."
-                        )
-                        % {"n": index + 2, "h": totals[0], "a": totals[1], "d": index + 1}
-                    )
-                winner = decided
-        if winner is None:
-            if tournament.time_limit_s and time_expired and totals[0] != totals[1]:
-                winner = 0 if totals[0] > totals[1] else 1
-            elif totals[0] == totals[1] and totals[0] >= tournament.end_value:
-                raise ResultError(
-                    _("Level at %(h)d–%(a)d: further deals are played until one line is ahead.")
-                    % {"h": totals[0], "a": totals[1]}
-                )
-            elif tournament.time_limit_s and time_expired:
-                raise ResultError(
-                    _("Level when time ran out: further deals are played until one line is ahead.")
-                )
-            else:
-                raise ResultError(
-                    _(
-                        "The match is not finished: nobody has reached %(target)d points while "
-                        "ahead (%(h)d–%(a)d)."
-                    )
-                    % {"target": tournament.end_value, "h": totals[0], "a": totals[1]}
-                )
-
-    if tiebreaks:
-        if not knockout:
-            raise ResultError(_("Tie-break deals are only played in knock-out matches."))
-        if winner is not None:
-            raise ResultError(_("Tie-break deals are only played when the match ends level."))
-        if len(tiebreaks) > MAX_TIEBREAK_DEALS:
-            raise ResultError(
-                _("At most %(n)d tie-break deals are played.") % {"n": MAX_TIEBREAK_DEALS}
-            )
-        for index, deal in enumerate(tiebreaks):
-            totals[0] += deal.points[0]
-            totals[1] += deal.points[1]
-            last = index == len(tiebreaks) - 1
-            if deal.points[0] != deal.points[1]:
-                if not last:
-                    raise ResultError(
-                        _("Tie-break deal %(n)d already decided the match.") % {"n": index + 1}
-                    )
-                winner = 0 if deal.points[0] > deal.points[1] else 1
-            elif last:
-                if index + 1 < MAX_TIEBREAK_DEALS:
-                    raise ResultError(
-                        _("Tie-break deal %(n)d ended level: another tie-break deal is needed.")
-                        % {"n": index + 1}
-                    )
-                if deal.last_capture is None:
-                    raise ResultError(
-                        _(
-                            "The third tie-break deal ended level: say which line made the last "
-                            "capture (it loses)."
-                        )
-                    )
-                winner = 1 - deal.last_capture
-    elif winner is None and knockout:
-        raise ResultError(
-            _("A knock-out match cannot end level: enter the tie-break deals (up to three).")
+        return Decision(
+            (totals[0], totals[1]), winner, vp_algo.FORFEIT_MARGIN, outcome, offender_side
         )
-
-    margin = 0 if winner is None else max(0, totals[winner] - totals[1 - winner])
-    return Decision(tuple(totals), winner, margin, outcome, None, deals)
+    if outcome not in PLAYED_OUTCOMES:
+        raise ResultError(_("Unknown outcome."))
+    _referee(match, deals, offender_side if outcome != Outcome.COMPLETED else None)
+    tournament = match.round.stage.tournament
+    sheet_deals = [
+        match_end.SheetDeal(deal.points, deal.is_tiebreak, deal.is_penalty, deal.last_capture)
+        for deal in deals
+    ]
+    sheet_outcome: match_end.SheetOutcome = "completed"
+    if outcome == Outcome.TIMEOUT:
+        sheet_outcome = "timeout"
+    elif outcome == Outcome.ABANDON:
+        sheet_outcome = "abandon"
+    try:
+        judged = match_end.judge_sheet(
+            _end_rule(match),
+            sheet_deals,
+            outcome=sheet_outcome,
+            offender=offender_side,
+            time_expired=bool(time_expired and tournament.time_limit_s),
+        )
+    except match_end.SheetRefused as refusal:
+        raise ResultError(_match_end_message(refusal.problem)) from refusal
+    if judged.winner is None and knockout:  # pragma: no cover - the engine never draws one
+        raise ResultError(_("A knock-out match cannot end level."))
+    offender = offender_side if outcome != Outcome.COMPLETED else None
+    final = (judged.totals[0], judged.totals[1])
+    return Decision(final, judged.winner, judged.margin, outcome, offender, deals)
 
 
 # --------------------------------------------------------------------------- storing
@@ -454,16 +425,16 @@ def decision_from_verdict(match, verdict) -> Decision:
     for index, raw in enumerate(verdict.get("deals") or []):
         if not isinstance(raw, dict) or raw.get("void"):
             continue
-        points = tuple(int(p) for p in raw.get("points", (0, 0)))
-        breakdown = raw.get("breakdown") or [{}, {}]
+        home_points, away_points = (int(p) for p in raw.get("points", (0, 0)))
+        home_breakdown, away_breakdown = (
+            {key: int(value) for key, value in dict(side).items() if value}
+            for side in raw.get("breakdown") or [{}, {}]
+        )
         deals.append(
             Deal(
                 number=index,
-                points=points,
-                breakdown=tuple(
-                    {key: int(value) for key, value in dict(side).items() if value}
-                    for side in breakdown
-                ),
+                points=(home_points, away_points),
+                breakdown=(home_breakdown, away_breakdown),
                 is_tiebreak=bool(raw.get("tiebreak", False)),
                 is_penalty=bool(raw.get("interrupted") or raw.get("penalty")),
             )
@@ -503,7 +474,7 @@ def decision_from_verdict(match, verdict) -> Decision:
                     interrupted.breakdown[side]["penalty"] = (
                         interrupted.breakdown[side].get("penalty", 0) + extra[side]
                     )
-            interrupted.points = tuple(points)
+            interrupted.points = (points[0], points[1])
         elif interrupted is None and deals:
             deals[-1].is_penalty = True
     winner = verdict.get("winner")
@@ -517,7 +488,7 @@ def decision_from_verdict(match, verdict) -> Decision:
         raise ResultError(_("The verdict's deals do not add up to its totals."))
     margin = verdict.get("margin")
     if margin is None:
-        margin = 0 if winner is None else max(0, totals[winner] - totals[1 - winner])
+        margin = match_end.margin([int(t) for t in totals], winner)
     return Decision(
         (int(totals[0]), int(totals[1])),
         winner,

@@ -28,7 +28,7 @@ from tournaments.models import (
     Round,
     Stage,
 )
-from tournaments.services import changelog
+from tournaments.services import changelog, lifecycle
 
 logger = logging.getLogger(__name__)
 
@@ -195,6 +195,7 @@ def generate_round_robin(stage, *, user=None, replace=False):
         matches=len(matches),
     )
     logger.info("stage %s: %d rounds, %d matches", stage.pk, n_rounds, len(matches))
+    lifecycle.sync_status(stage.tournament)
     return round_rows
 
 
@@ -282,7 +283,7 @@ def generate_knockout(stage, seeds, *, user=None, replace=False):
             match.table_number = table
         match.save()
     for match in byes:
-        if match.next_match_id:
+        if match.next_match_id and match.bracket_position is not None:
             target = by_position[1, match.bracket_position // 2]
             setattr(target, "home_id" if match.next_slot == "home" else "away_id", match.home_id)
             target.save(update_fields=["home", "away"])
@@ -300,6 +301,7 @@ def generate_knockout(stage, seeds, *, user=None, replace=False):
         third_place=bool(third_place),
         replaced=replaced,
     )
+    lifecycle.sync_status(stage.tournament)
     return round_rows
 
 
@@ -321,8 +323,15 @@ def crossed_seeds(stage, per_group):
     """Seeds for the next stage: the top ``per_group`` of each group, crossed (A1 v B2 …)."""
     from tournaments.services.standings import stage_standings
 
+    withdrawn = set(
+        Entry.objects.filter(tournament=stage.tournament, withdrawn=True).values_list(
+            "line_id", flat=True
+        )
+    )
     rankings = []
     for group, rows in stage_standings(stage):
+        # a line withdrawn before the next stage starts is left out of its draw
+        rows = [row for row in rows if row.line.pk not in withdrawn]
         if len(rows) < per_group:
             raise ScheduleError(
                 _("Group %(group)s has fewer than %(n)d lines.")
@@ -361,11 +370,16 @@ def close_stage(stage, *, user=None, per_group=2, third_place=None):
     if next_stage is not None and next_stage.kind == Stage.Kind.KNOCKOUT:
         if stage.kind != Stage.Kind.ROUND_ROBIN:
             raise ScheduleError(_("Only round-robin groups seed a following bracket."))
-        seeds = crossed_seeds(stage, per_group)
-        if third_place is not None:
-            next_stage.third_place_match = third_place
-            next_stage.save(update_fields=["third_place_match"])
-        generate_knockout(next_stage, seeds, user=user)
+        if Match.objects.filter(round__stage=next_stage).exists():
+            # Closed again after a reopening: the drawn bracket stays; if the standings now
+            # qualify other lines, lifecycle.qualifier_drift marks it and the desk asks.
+            seeds = None
+        else:
+            seeds = crossed_seeds(stage, per_group)
+            if third_place is not None:
+                next_stage.third_place_match = third_place
+                next_stage.save(update_fields=["third_place_match"])
+            generate_knockout(next_stage, seeds, user=user)
     stage.status = Stage.Status.CLOSED
     stage.save(update_fields=["status"])
     changelog.record(
@@ -375,7 +389,9 @@ def close_stage(stage, *, user=None, per_group=2, third_place=None):
         stage=stage.pk,
         next_stage=next_stage.pk if next_stage else None,
         seeds=[line.pk for line in seeds] if seeds else [],
+        per_group=per_group if seeds else None,
     )
+    lifecycle.sync_status(stage.tournament)
     return next_stage
 
 

@@ -8,14 +8,29 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.apps import apps
 
 from tournaments.algorithms import standings as algo
+from tournaments.algorithms.vp import MatchScore
 from tournaments.algorithms.vp import Outcome as AlgoOutcome
-from tournaments.models import Group, GroupMember, Line, Match, MatchResult, Outcome, TieBreak
+from tournaments.models import (
+    Group,
+    GroupMember,
+    Line,
+    Match,
+    MatchResult,
+    Outcome,
+    Stage,
+    TieBreak,
+    Tournament,
+)
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +54,7 @@ class StandingRow:
     position: int | None = None
 
     @property
-    def tiebreak_values(self):
+    def tiebreak_values(self) -> dict[str, Any]:
         return dict(self.tiebreaks)
 
 
@@ -52,7 +67,7 @@ class GroupTable:
     grid: dict[tuple[int, int], int]
     tiebreaks: list[str]
 
-    def grid_rows(self):
+    def grid_rows(self) -> list[tuple[StandingRow, list[int | None]]]:
         """For templates: per row, the VP earned against each line in standings order."""
         order = [row.line.pk for row in self.rows]
         return [
@@ -60,17 +75,19 @@ class GroupTable:
             for row, a in zip(self.rows, order, strict=True)
         ]
 
-    def tiebreak_labels(self):
+    def tiebreak_labels(self) -> list[StrOrPromise]:
         labels = dict(TieBreak.choices)
         return [labels.get(tb, tb) for tb in self.tiebreaks]
 
 
-def _played_matches(matches, results):
+def _played_matches(
+    matches: Iterable[Mapping[str, Any]], results: Iterable[Mapping[str, Any]]
+) -> list[algo.PlayedMatch[int]]:
     """PlayedMatch objects for the algorithm, from values() rows."""
-    by_match: dict[int, dict[int, dict]] = defaultdict(dict)
+    by_match: dict[int, dict[int, Mapping[str, Any]]] = defaultdict(dict)
     for result in results:
         by_match[result["match_id"]][result["line_id"]] = result
-    played = []
+    played: list[algo.PlayedMatch[int]] = []
     for match in matches:
         lines = by_match.get(match["id"])
         if match["outcome"] == Outcome.BYE or match["away_id"] is None or not lines:
@@ -80,16 +97,14 @@ def _played_matches(matches, results):
         if home is None or away is None:
             logger.warning("match %s has an incomplete result; left out", match["id"])
             continue
+        # the stored VP and MP are the table's score written per line: the winner's row first
+        won, lost = (away, home) if match["winner_id"] == match["away_id"] else (home, away)
         played.append(
-            algo.PlayedMatch(
-                home=match["home_id"],
-                away=match["away_id"],
-                home_points=home["points"],
-                away_points=away["points"],
-                home_vp=home["vp"],
-                away_vp=away["vp"],
-                home_mp=home["mp"],
-                away_mp=away["mp"],
+            algo.PlayedMatch.from_score(
+                match["home_id"],
+                match["away_id"],
+                (home["points"], away["points"]),
+                MatchScore(won["vp"], lost["vp"], won["mp"], lost["mp"]),
                 winner=match["winner_id"],
                 outcome=AlgoOutcome(match["outcome"] or "completed"),
             )
@@ -97,16 +112,18 @@ def _played_matches(matches, results):
     return played
 
 
-def _tables_for(groups, tournament, ratings=None):
+def _tables_for(
+    groups: list[Group], tournament: Tournament, ratings: Mapping[int, float] | None = None
+) -> list[GroupTable]:
     group_ids = [group.pk for group in groups]
-    members = defaultdict(list)
+    members: defaultdict[int, list[GroupMember]] = defaultdict(list)
     for member in (
         GroupMember.objects.filter(group_id__in=group_ids)
         .select_related("line")
         .order_by("position")
     ):
         members[member.group_id].append(member)
-    matches = defaultdict(list)
+    matches: defaultdict[int, list[Mapping[str, Any]]] = defaultdict(list)
     for match in (
         Match.objects.filter(group_id__in=group_ids, status=Match.Status.DONE)
         .exclude(outcome=Outcome.BYE)
@@ -155,7 +172,7 @@ def _tables_for(groups, tournament, ratings=None):
     return tables
 
 
-def _line_ratings(line_ids, tournament):
+def _line_ratings(line_ids: list[int], tournament: Tournament) -> dict[int, float]:
     """Line strengths for the RATING tie-break, from the ratings app when it is installed.
 
     Imported late: ratings is built on top of tournaments, not the other way round.
@@ -167,23 +184,25 @@ def _line_ratings(line_ids, tournament):
     return line_ratings(line_ids, tournament.seats_per_line)
 
 
-def _tournament_of(group):
+def _tournament_of(group: Group) -> Tournament:
     """The group's tournament, reusing cached relations (no query when already loaded)."""
     return group.stage.tournament
 
 
-def group_table(group, *, ratings=None) -> GroupTable:
+def group_table(group: Group, *, ratings: Mapping[int, float] | None = None) -> GroupTable:
     """Standings and head-to-head grid of a group (pass it with ``stage__tournament`` loaded to
     save a query)."""
     return _tables_for([group], _tournament_of(group), ratings)[0]
 
 
-def group_standings(group, *, ratings=None) -> list[StandingRow]:
+def group_standings(
+    group: Group, *, ratings: Mapping[int, float] | None = None
+) -> list[StandingRow]:
     """The ranked rows of a group: VP, then the tournament's tie-breaks."""
     return group_table(group, ratings=ratings).rows
 
 
-def stage_tables(stage, *, ratings=None) -> list[GroupTable]:
+def stage_tables(stage: Stage, *, ratings: Mapping[int, float] | None = None) -> list[GroupTable]:
     """Tables of every group of a stage, in four queries in all."""
     groups = list(Group.objects.filter(stage=stage).order_by("order", "name"))
     for group in groups:
@@ -191,6 +210,8 @@ def stage_tables(stage, *, ratings=None) -> list[GroupTable]:
     return _tables_for(groups, stage.tournament, ratings)
 
 
-def stage_standings(stage, *, ratings=None) -> list[tuple[Group, list[StandingRow]]]:
+def stage_standings(
+    stage: Stage, *, ratings: Mapping[int, float] | None = None
+) -> list[tuple[Group, list[StandingRow]]]:
     """``[(group, rows)]`` for every group of a stage, in group order."""
     return [(table.group, table.rows) for table in stage_tables(stage, ratings=ratings)]

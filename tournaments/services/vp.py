@@ -2,7 +2,9 @@
 
 import json
 import logging
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -16,7 +18,9 @@ logger = logging.getLogger(__name__)
 DATA_PATH = Path(__file__).resolve().parent.parent / "data" / "vp_tables.json"
 
 
-def vp_table_from_model(table, rows=None) -> vp_algo.VPTable:
+def vp_table_from_model(
+    table: VPTable, rows: Iterable[VPTableRow] | None = None
+) -> vp_algo.VPTable:
     """The validated algorithm table for a ``VPTable`` row (``rows`` if already fetched).
 
     Raises ``TournamentError`` when an organizer's edits left the table inconsistent (a gap, an
@@ -42,7 +46,13 @@ def vp_table_from_model(table, rows=None) -> vp_algo.VPTable:
         ) from error
 
 
-def load_table_data(entries, *, table_model=VPTable, row_model=VPTableRow, replace=False):
+def load_table_data(
+    entries: Iterable[Mapping[str, Any]],
+    *,
+    table_model: type[VPTable] = VPTable,
+    row_model: type[VPTableRow] = VPTableRow,
+    replace: bool = False,
+) -> list[VPTable]:
     """Create the tables of ``vp_tables.json`` entries (used by the data migration and tests).
 
     Existing slugs are left alone unless ``replace``: organizers may have edited them.
@@ -76,7 +86,7 @@ def load_table_data(entries, *, table_model=VPTable, row_model=VPTableRow, repla
     return created
 
 
-def load_default_tables(*, replace=False):
+def load_default_tables(*, replace: bool = False) -> list[VPTable]:
     """Load ``tournaments/data/vp_tables.json`` into the database."""
     with open(DATA_PATH, encoding="utf-8") as handle:
         entries = json.load(handle)

@@ -20,7 +20,7 @@ from tournaments.signals import match_result_changed
 
 logger = logging.getLogger(__name__)
 
-FRAGMENT_SCHEMA = 3  # bump when fragment templates change, so a shared cache drops old HTML
+FRAGMENT_SCHEMA = 4  # bump when fragment templates change, so a shared cache drops old HTML
 FRAGMENT_TTL = 600  # seconds; versions make stale entries unreachable long before this
 BROWSER_MAX_AGE = 10  # seconds a browser or proxy may reuse a page without asking
 

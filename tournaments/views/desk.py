@@ -16,9 +16,6 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-# The engine's breakdown keys, so hand-entered and verified deals are stored alike.
-from games.engine.scoring import CLASSIC_CATEGORIES
-from games.engine.scoring import FIFTEEN_CATEGORIES as SCOPA15_CATEGORIES
 from tournaments.exceptions import ResultError, StaleResult, TournamentError
 from tournaments.models import (
     DealResult,
@@ -28,7 +25,6 @@ from tournaments.models import (
     ResultVersion,
     Stage,
     Tournament,
-    Variant,
 )
 from tournaments.views import selectors as sel
 
@@ -60,8 +56,14 @@ def _desk_tournament(request, slug):
 
 @login_required
 def desk_home(request):
+    from tournaments.desk_forms import may_create_tournament
+
     tournaments = sel.organized_tournaments(request.user)
-    return render(request, "tournaments/desk/home.html", {"tournaments": tournaments})
+    return render(
+        request,
+        "tournaments/desk/home.html",
+        {"tournaments": tournaments, "may_create": may_create_tournament(request.user)},
+    )
 
 
 @login_required
@@ -80,8 +82,28 @@ def tournament_desk(request, slug):
         "submissions": sel.submissions_needing_attention(tournament),
         "decisions": sel.pending_decisions(tournament),
         "changes": _labelled(sel.recent_changes(tournament)),
+        **_lifecycle_context(tournament, stages),
     }
     return render(request, "tournaments/desk/tournament.html", context)
+
+
+def _lifecycle_context(tournament, stages):
+    """Changed qualifiers per stage and the knock-out matches they mark (issue 9)."""
+    from tournaments.services import lifecycle
+
+    drifts = {}
+    for stage in stages:
+        drift = lifecycle.qualifier_drift(stage)
+        if drift is not None:
+            drifts[stage.pk] = drift
+        stage.drift = drift
+    marked = {c.match.pk for drift in drifts.values() for c in drift.changes}
+    return {
+        "drifts": list(drifts.values()),
+        "marked_ids": marked,
+        "any_round": any(stage.n_rounds for stage in stages),
+        "withdrawn_ids": lifecycle.withdrawn_line_ids(tournament),
+    }
 
 
 def _action_labels():
@@ -93,6 +115,12 @@ def _action_labels():
         "result.accepted": _("Version accepted"),
         "result.rejected": _("Version rejected"),
         "stage.closed": _("Stage closed"),
+        "stage.reopened": _("Stage reopened"),
+        "bracket.reseeded": _("Knock-out re-seeded from the current standings"),
+        "bracket.kept": _("Knock-out kept as drawn"),
+        "line.withdrawn": _("Line withdrawn"),
+        "line.reinstated": _("Line back in the draw"),
+        "line.edited": _("Line edited"),
         "bracket.generated": _("Bracket generated"),
         "rounds.generated": _("Rounds generated"),
         "groups.created": _("Groups created"),
@@ -113,6 +141,9 @@ def _admin_action_labels():
 
 
 def _labelled(changes):
+    from tournaments.views.change_sentences import describe_all
+
+    changes = describe_all(changes)
     labels = _action_labels()
     admin_labels = _admin_action_labels()
     for change in changes:
@@ -158,6 +189,9 @@ def close_stage(request, slug, stage_id):
     tournament = _desk_tournament(request, slug)
     stage = sel.get_stage(tournament, stage_id)
     per_group = _positive_int(request.POST.get("per_group"), default=2)
+    if not request.POST.get("confirm"):
+        messages.error(request, _("Tick the box to confirm that the stage is complete."))
+        return redirect("desk:tournament", slug=tournament.slug)
     try:
         next_stage = schedule.close_stage(stage, user=request.user, per_group=per_group)
     except TournamentError as error:
@@ -204,20 +238,13 @@ def _positive_int(raw, *, default):
 
 
 def _categories(tournament):
-    categories = list(
-        SCOPA15_CATEGORIES if tournament.variant == Variant.SCOPA_15 else CLASSIC_CATEGORIES
-    )
-    options = tournament.options or {}
-    for option in ("rebello", "napola"):
-        if options.get(option):
-            categories.append(option)
-    return categories
+    """The variant's breakdown keys under the tournament's options (the engine's registry), so
+    hand-entered and verified deals are stored alike."""
+    return list(sel.scoring_categories(tournament))
 
 
 def _category_label(category):
-    from tournaments.views.public import _category_label as label
-
-    return label(category)
+    return sel.category_label(category)
 
 
 def _blank_row(number, categories):

@@ -15,7 +15,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_safe
 
-from tournaments.models import Stage, Tournament
+from tournaments.models import Stage, Tournament, engine_lang
 from tournaments.rendering.bracket import BracketMatch, bracket_svg
 from tournaments.rendering.cards import deck_faces
 from tournaments.views import caching
@@ -190,7 +190,7 @@ def match_page(request, slug, match_id):
     def build():
         match = sel.get_match(tournament, match_id)
         deals = sel.match_deals(match)
-        categories = sel.breakdown_categories(deals, tournament.variant)
+        categories = sel.breakdown_categories(deals, tournament.variant, tournament.options)
         for row in deals:
             for side in ("home", "away"):
                 deal = row[side]
@@ -214,6 +214,7 @@ def match_page(request, slug, match_id):
             "faces": faces,
             "replay_error": replay_error,
             "options": _options_shown(tournament, submission),
+            "time_limit": _time_limit(tournament),
             "seats": _seat_names(submission),
         }
         title = f"{match.home or '–'} – {match.away or '–'}"
@@ -223,42 +224,34 @@ def match_page(request, slug, match_id):
 
 
 def _category_label(category):
-    labels = {
-        "scope": _("Scope"),
-        "carte": _("Cards"),
-        "denari": _("Coins"),
-        "settebello": _("Settebello"),
-        "primiera": _("Primiera"),
-        "rebello": _("Rebello"),
-        "napola": _("Napola"),
-        "sette": _("Sevens"),
-        "poche_carte": _("Fewer than 10 cards"),
-        "penalty": _("Penalty"),
-        "other": _("Other"),  # the admin result form's catch-all column
-    }
-    return labels.get(category, category.replace("_", " ").capitalize())
+    return sel.category_label(category)
 
 
 def _options_shown(tournament, submission):
-    """The rule options in force, as recorded with the match (or the tournament's)."""
+    """The rule options in force that apply to the match's variant, as recorded with the match
+    (or the tournament's), labelled by the engine's registry: ``[(label, value)]`` where value
+    is a bool or the choice's label. The deck style is shown with the deck above."""
+    from games.engine.variants import options_shown
+
     options = dict(tournament.options or {})
+    variant = tournament.variant
     if submission is not None and isinstance(submission.document, dict):
-        options.update(submission.document.get("options") or {})
-    options.pop("deck_style", None)  # shown with the deck above
-    labels = {
-        "rebello": _("Rebello (king of coins)"),
-        "napola": _("Napola"),
-        "primiera_missing_suit": _("Primiera with a suit missing"),
-        "void_three_kings": _("Deal again with three kings on the table"),
-        "forced_capture": _("Capture is compulsory (scopa a 15)"),
-        "carte_viste": _("Cards seen earlier are shown"),
-        "carte_scoperte": _("Partners see each other's cards"),
-    }
-    values = {"loses": _("cannot win it"), "compare_present": _("compare the suits held")}
+        recorded = submission.document.get("options")
+        if isinstance(recorded, dict):
+            options.update(recorded)
+        variant = submission.document.get("variant") or variant
     return [
-        (labels.get(name, name), values.get(value, value) if isinstance(value, str) else value)
-        for name, value in sorted(options.items())
+        (option.label, option.raw if isinstance(option.raw, bool) else option.value)
+        for option in options_shown(str(variant), options, engine_lang())
     ]
+
+
+def _time_limit(tournament):
+    """The match time limit as a page shows it (``60 min``), or empty without one."""
+    seconds = tournament.time_limit_s
+    if not seconds:
+        return ""
+    return f"{seconds // 60} min" if seconds % 60 == 0 else f"{seconds} s"
 
 
 def _seat_names(submission):

@@ -26,6 +26,7 @@ from tournaments.models import (
     TieBreak,
     Tournament,
     Variant,
+    engine_lang,
 )
 
 logger = logging.getLogger(__name__)
@@ -254,7 +255,7 @@ def knockout_matches(stage):
 
 def match_deals(match):
     """Deal rows: ``[{"number", "home", "away", "is_tiebreak", "is_penalty"}]``, one query."""
-    deals = {}
+    deals: dict[int, dict[str, Any]] = {}
     for deal in DealResult.objects.filter(match=match).order_by("number", "id"):
         row = deals.setdefault(
             deal.number,
@@ -267,11 +268,25 @@ def match_deals(match):
     return [deals[k] for k in sorted(deals)]
 
 
-def breakdown_categories(deals, variant=Variant.SCOPA):
-    """The categories to show as columns: the variant's own, then any other present."""
-    from games.engine.scoring import CLASSIC_CATEGORIES, FIFTEEN_CATEGORIES
+def scoring_categories(tournament):
+    """The breakdown keys of a deal of ``tournament`` (variant and options), from the engine."""
+    from games.engine.variants import get_variant
 
-    shown = FIFTEEN_CATEGORIES if variant == Variant.SCOPA_15 else CLASSIC_CATEGORIES
+    return get_variant(tournament.variant).category_keys(tournament.options or {})
+
+
+def category_label(category):
+    """A breakdown key's label in the active language, from the engine's registry."""
+    from games.engine.variants import category_label as label
+
+    return label(category, engine_lang())
+
+
+def breakdown_categories(deals, variant=Variant.SCOPA, options=None):
+    """The categories to show as columns: the variant's own, then any other present."""
+    from games.engine.variants import get_variant
+
+    shown = get_variant(variant).category_keys(options or {})
     extra = []
     for row in deals:
         for side in ("home", "away"):
@@ -336,18 +351,25 @@ def public_results_for_lines(line_ids):
             "match__away",
             "match__round__stage__tournament",
         )
-        .order_by("-match__round__stage__tournament__start_date", "-match__round__number", "-id")
+        .order_by(
+            "-match__round__stage__tournament__start_date",
+            "-match__round__stage__tournament_id",
+            "-match__round__stage__order",
+            "-match__round__number",
+            "-id",
+        )
     )
     for result in results:
         match = result.match
-        result.opponent = match.away if result.line_id == match.home_id else match.home
-        result.tournament = match.round.stage.tournament
+        # shown beside the result on the player page
+        result.opponent = match.away if result.line_id == match.home_id else match.home  # type: ignore[attr-defined]
+        result.tournament = match.round.stage.tournament  # type: ignore[attr-defined]
     return results
 
 
 def totals_by_tournament(results):
     """Per tournament (newest first): matches, won/drawn/lost, VP and MP totals."""
-    totals = {}
+    totals: dict[int, dict[str, Any]] = {}
     for result in results:
         t = totals.setdefault(
             result.tournament.pk,

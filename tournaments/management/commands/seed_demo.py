@@ -71,6 +71,15 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
+        verbosity = options.get("verbosity", 1)
+        quiet = _quiet_loggers() if verbosity < 2 else []
+        try:
+            self._build(options, verbosity)
+        finally:
+            for log, level in quiet:
+                log.setLevel(level)
+
+    def _build(self, options, verbosity):
         started = time.perf_counter()
         existing = Tournament.objects.filter(slug=DEMO_SLUG).first()
         if existing is not None:
@@ -82,22 +91,55 @@ class Command(BaseCommand):
                 return
             delete_demo(existing)
         tournament = build_demo(self.stdout)
+        username, password = demo_organizer(tournament)
         elapsed = time.perf_counter() - started
         self.stdout.write(
             self.style.SUCCESS(
-                _(
-                    "Demo tournament “%(name)s” ready (%(s).1f s): "
-                    "/admin/tournaments/tournament/%(pk)d/"
-                )
-                % {"name": tournament.name, "s": elapsed, "pk": tournament.pk}
+                _("Demo tournament “%(name)s” ready (%(s).1f s).")
+                % {"name": tournament.name, "s": elapsed}
             )
         )
+        base = "http://127.0.0.1:8000"
         self.stdout.write(
-            _(
-                "To manage it, create an organizer login with: "
-                ".venv/bin/python manage.py createsuperuser"
-            )
+            _("Public pages: %(url)s") % {"url": f"{base}/t/{tournament.slug}/"}
+            + "\n"
+            + _("Organizer's desk: %(url)s") % {"url": f"{base}/desk/{tournament.slug}/"}
+            + "\n"
+            + _("Log in at %(url)s as “%(user)s” with the password %(password)s (demo only).")
+            % {"url": f"{base}/desk/login/", "user": username, "password": password}
         )
+
+
+DEMO_ORGANIZER = "organizzatore-demo"
+
+
+def _quiet_loggers():
+    """Default verbosity: only warnings (the services and Celery log every step at INFO)."""
+    changed = []
+    for name in ("", "tournaments", "games", "ratings", "celery"):
+        log = logging.getLogger(name)
+        changed.append((log, log.level))
+        log.setLevel(logging.WARNING)
+    return changed
+
+
+def demo_organizer(tournament):
+    """An organizer login for the demo only (not staff): a fresh random password each run,
+    printed once by the command."""
+    import secrets
+
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Permission
+
+    user, _created = get_user_model().objects.get_or_create(username=DEMO_ORGANIZER)
+    password = secrets.token_urlsafe(9)
+    user.set_password(password)
+    user.save()
+    permission = Permission.objects.filter(codename="add_tournament").first()
+    if permission is not None:
+        user.user_permissions.add(permission)
+    tournament.organizers.add(user)
+    return user.username, password
 
 
 @transaction.atomic
@@ -179,8 +221,6 @@ def build_demo(stdout=None):
     groups_stage, knockout = tournament.stages.order_by("order")
     schedule.create_groups(groups_stage, 4)
     schedule.generate_round_robin(groups_stage)
-    tournament.status = Tournament.Status.RUNNING
-    tournament.save(update_fields=["status"])
 
     matches = (
         Match.objects.filter(round__stage=groups_stage)
@@ -211,8 +251,6 @@ def build_demo(stdout=None):
                 want_tiebreak=not tiebreak_done,
             )
             tiebreak_done = tiebreak_done or any(d.get("tiebreak") for d in verdict["deals"])
-    knockout.status = Stage.Status.CLOSED
-    knockout.save(update_fields=["status"])
-    tournament.status = Tournament.Status.FINISHED
-    tournament.save(update_fields=["status"])
+    schedule.close_stage(knockout)  # the last stage: the tournament is finished
+    tournament.refresh_from_db()
     return tournament

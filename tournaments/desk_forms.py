@@ -1,0 +1,357 @@
+"""Forms of the organizer's desk: the new-tournament wizard and the lines.
+
+Rule options are offered from the engine's registry through :func:`rule_options` (one place
+to change when the registry becomes per variant); tie-breaks from ``TieBreak``.
+"""
+
+import datetime
+import io
+import logging
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import get_language, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
+
+from games.engine.presets import PRESETS
+from tournaments.models import DeckStyle, Entry, Stage, TieBreak
+from tournaments.services import presets as preset_service
+
+logger = logging.getLogger(__name__)
+
+MAX_TIEBREAKS = len(TieBreak.choices)
+
+
+def may_create_tournament(user):
+    """Who may open the wizard: users granted the model's add permission (organizers)."""
+    return bool(user.is_authenticated and user.has_perm("tournaments.add_tournament"))
+
+
+# --------------------------------------------------------------------------- rule options
+
+
+# What each option means at the table, said the way an organizer would say it.
+OPTION_HELP = {
+    "rebello": _("The king of denari is worth one point to the line that takes it."),
+    "napola": _(
+        "Ace, two and three of denari (and the following ones in sequence) score extra points."
+    ),
+    "primiera_missing_suit": _(
+        "When a line has no card of one suit: it loses the primiera, or the suits both lines "
+        "have are compared."
+    ),
+    "void_three_kings": _("A deal with three or four kings on the table at the start is void."),
+    "forced_capture": _("A player who can capture must capture."),
+    "carte_viste": _("Cards already played may be looked at."),
+    "carte_scoperte": _("Partners play with their cards face up to each other."),
+}
+
+CHOICE_LABELS = {
+    "loses": _("the line loses the primiera"),
+    "compare_present": _("compare the suits both lines have"),
+}
+
+
+def rule_options(variant):
+    """``[(name, kind, label, choices, default)]`` of the rule options a variant offers, from
+    the engine's registry (deck style is a field of its own)."""
+    language = (get_language() or "it")[:2]
+    defaults = PRESETS["default_options"].get(variant, {})
+    offered = []
+    for name, spec in PRESETS["options"].items():
+        if spec["type"] == "deck_style" or name not in defaults:
+            continue
+        label = spec.get(language) or spec.get("en") or name
+        offered.append((name, spec["type"], label, spec.get("choices", []), defaults[name]))
+    return offered
+
+
+TIEBREAK_HELP = {
+    TieBreak.MP: _("the larger total point margin over all matches"),
+    TieBreak.HEAD_TO_HEAD: _("the VP won in the matches between the lines that are level"),
+    TieBreak.POINTS_SCORED: _("the most points scored at the table"),
+    TieBreak.MATCHES_WON: _("the most matches won"),
+    TieBreak.STRENGTH: _("the VP of the opponents a line has beaten"),
+    TieBreak.RATING: _("the higher rating before the tournament"),
+    TieBreak.LOTS: _("a drawing of lots, stored so it can be checked"),
+}
+
+
+FORMATS = [
+    ("groups_knockout", _("Groups, then a knock-out")),
+    ("groups", _("Groups only (round robin)")),
+    ("knockout", _("Knock-out only")),
+]
+
+
+class TournamentWizardForm(forms.Form):
+    preset = forms.ChoiceField(
+        label=_("Starting rules"),
+        help_text=_("A set of rules to start from; every field below can still be changed."),
+    )
+    name = forms.CharField(label=_("Tournament name"), max_length=200)
+    start_date = forms.DateField(
+        label=_("First day"), widget=forms.DateInput(attrs={"type": "date"})
+    )
+    end_date = forms.DateField(
+        label=_("Last day"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}),
+        help_text=_("Leave empty for a one-day tournament."),
+    )
+    venue = forms.CharField(label=_("Venue"), max_length=200, required=False)
+    is_public = forms.BooleanField(
+        label=_("Public"),
+        required=False,
+        initial=True,
+        help_text=_("Anyone can follow a public tournament's pages; a private one is hidden."),
+    )
+    seats_per_line = forms.TypedChoiceField(
+        label=_("Players per line"),
+        coerce=int,
+        choices=[
+            (1, _("1 (singles)")),
+            (2, _("2 (pairs)")),
+            (3, _("3 (trios)")),
+        ],
+    )
+    deck_style = forms.ChoiceField(label=_("Cards"), choices=DeckStyle.choices)
+    time_limit_min = forms.IntegerField(
+        label=_("Time limit (minutes)"),
+        required=False,
+        min_value=1,
+        max_value=600,
+        help_text=_("Leave empty when matches are played to the end."),
+    )
+    format = forms.ChoiceField(label=_("Format"), choices=FORMATS, initial="groups_knockout")
+    double_round_robin = forms.BooleanField(
+        label=_("Play every group twice (home and away)"), required=False
+    )
+    third_place_match = forms.BooleanField(
+        label=_("Third-place match in the knock-out"), required=False, initial=True
+    )
+
+    def __init__(self, *args, preset="", **kwargs):
+        super().__init__(*args, **kwargs)
+        choices = preset_service.preset_choices()
+        self.fields["preset"].choices = choices
+        slugs = [slug for slug, _label in choices]
+        self.preset_slug = preset if preset in slugs else slugs[0]
+        chosen = preset_service.load_presets()[self.preset_slug]
+        self.preset_data = chosen
+        self.variant = chosen["variant"]
+        self.fields["preset"].initial = self.preset_slug
+        self.fields["start_date"].initial = datetime.date.today()
+        self.fields["seats_per_line"].initial = chosen["seats_per_line"]
+        self.fields["deck_style"].initial = chosen["deck_style"]
+        if chosen.get("time_limit_s"):
+            self.fields["time_limit_min"].initial = chosen["time_limit_s"] // 60
+        given = chosen.get("options") or {}
+        self.option_names = []
+        for name, kind, label, choices, default in rule_options(self.variant):
+            field_name = f"option_{name}"
+            initial = given.get(name, default)
+            if kind == "bool":
+                field = forms.BooleanField(label=label, required=False, initial=initial)
+            else:
+                field = forms.ChoiceField(
+                    label=label,
+                    initial=initial,
+                    choices=[(c, CHOICE_LABELS.get(c, c)) for c in choices],
+                )
+            field.help_text = OPTION_HELP.get(name, "")
+            self.fields[field_name] = field
+            self.option_names.append((name, field_name))
+        tiebreak_choices = [("", pgettext_lazy("no tie-break", "—"))] + [
+            (value, label) for value, label in TieBreak.choices
+        ]
+        self.tiebreak_fields = []
+        for index in range(MAX_TIEBREAKS):
+            field_name = f"tiebreak_{index + 1}"
+            tiebreaks = chosen.get("tiebreaks", [])
+            self.fields[field_name] = forms.ChoiceField(
+                label=_("Criterion %(n)d") % {"n": index + 1},
+                choices=tiebreak_choices,
+                required=False,
+                initial=tiebreaks[index] if index < len(tiebreaks) else "",
+            )
+            self.tiebreak_fields.append(field_name)
+
+    # grouped for the template
+    def general_fields(self):
+        names = ["name", "start_date", "end_date", "venue", "is_public"]
+        return [self[name] for name in names]
+
+    def rule_fields(self):
+        names = ["seats_per_line", "deck_style", "time_limit_min"]
+        return [self[name] for name in names] + [self[f] for _n, f in self.option_names]
+
+    def format_fields(self):
+        return [self[name] for name in ("format", "double_round_robin", "third_place_match")]
+
+    def tiebreak_bound_fields(self):
+        return [self[name] for name in self.tiebreak_fields]
+
+    def tiebreak_help(self):
+        return [(label, TIEBREAK_HELP.get(value, "")) for value, label in TieBreak.choices]
+
+    def clean(self):
+        cleaned = super().clean()
+        chosen = [cleaned.get(f) for f in self.tiebreak_fields if cleaned.get(f)]
+        if len(set(chosen)) != len(chosen):
+            raise ValidationError(_("Each tie-break can be chosen once."))
+        start, end = cleaned.get("start_date"), cleaned.get("end_date")
+        if start and end and end < start:
+            self.add_error("end_date", _("The tournament cannot end before it starts."))
+        cleaned["tiebreaks"] = chosen
+        return cleaned
+
+    def tournament_fields(self):
+        data = self.cleaned_data
+        options = dict(self.preset_data.get("options") or {})
+        for name, field_name in self.option_names:
+            options[name] = data[field_name]
+        minutes = data.get("time_limit_min")
+        return {
+            "name": data["name"],
+            "start_date": data["start_date"],
+            "end_date": data.get("end_date"),
+            "venue": data.get("venue", ""),
+            "is_public": data.get("is_public", False),
+            "seats_per_line": data["seats_per_line"],
+            "deck_style": data["deck_style"],
+            "time_limit_s": minutes * 60 if minutes else None,
+            "options": options,
+            "tiebreaks": data["tiebreaks"],
+        }
+
+    def stages(self):
+        data = self.cleaned_data
+        stages = []
+        if data["format"] in ("groups_knockout", "groups"):
+            stages.append(
+                {
+                    "name": str(_("Groups")),
+                    "kind": Stage.Kind.ROUND_ROBIN,
+                    "double_round_robin": data.get("double_round_robin", False),
+                }
+            )
+        if data["format"] in ("groups_knockout", "knockout"):
+            stages.append(
+                {
+                    "name": str(_("Knock-out")),
+                    "kind": Stage.Kind.KNOCKOUT,
+                    "third_place_match": data.get("third_place_match", False),
+                }
+            )
+        return stages
+
+
+# --------------------------------------------------------------------------- lines
+
+
+class LineForm(forms.Form):
+    """One line: its name, its players (as many as the tournament seats) and a seed."""
+
+    name = forms.CharField(label=_("Line name"), max_length=160)
+    seed = forms.IntegerField(
+        label=_("Seed"),
+        required=False,
+        min_value=1,
+        help_text=_("Empty: after the last seed."),
+    )
+    club = forms.CharField(label=_("Club"), max_length=120, required=False)
+    city = forms.CharField(label=_("City"), max_length=80, required=False)
+
+    def __init__(self, *args, tournament, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.tournament = tournament
+        for n in range(1, tournament.seats_per_line + 1):
+            self.fields[f"player{n}"] = forms.CharField(
+                label=_("Player %(n)d") % {"n": n}, max_length=120
+            )
+            self.fields[f"fid{n}"] = forms.CharField(
+                label=_("Federation id of player %(n)d") % {"n": n},
+                max_length=40,
+                required=False,
+            )
+
+    def players(self):
+        return [
+            (self.cleaned_data[f"player{n}"], self.cleaned_data.get(f"fid{n}", ""))
+            for n in range(1, self.tournament.seats_per_line + 1)
+        ]
+
+    def service_kwargs(self):
+        data = self.cleaned_data
+        return {
+            "name": data["name"],
+            "players": self.players(),
+            "club": data.get("club", ""),
+            "city": data.get("city", ""),
+            "seed": data.get("seed"),
+        }
+
+
+class EditLineForm(forms.Form):
+    name = forms.CharField(label=_("Line name"), max_length=160)
+    seed = forms.IntegerField(label=_("Seed"), required=False, min_value=1)
+
+    def __init__(self, *args, tournament, entry: Entry, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.members = list(entry.line.members.select_related("player").order_by("position"))
+        self.fields["name"].initial = entry.line.name
+        self.fields["seed"].initial = entry.seed
+        for member in self.members:
+            n = member.position + 1
+            self.fields[f"player{n}"] = forms.CharField(
+                label=_("Player %(n)d") % {"n": n}, max_length=120, initial=member.player.name
+            )
+
+    def service_kwargs(self):
+        data = self.cleaned_data
+        return {
+            "name": data["name"],
+            "seed": data.get("seed"),
+            "player_names": {
+                member.position: data[f"player{member.position + 1}"] for member in self.members
+            },
+        }
+
+
+class ImportLinesForm(forms.Form):
+    file = forms.FileField(
+        label=_("CSV file"),
+        required=False,
+        help_text=_("A header row, then one line per row; comma, semicolon or tab separated."),
+    )
+    pasted = forms.CharField(
+        label=_("Or paste from a spreadsheet"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "false"}),
+        help_text=_(
+            "Copy the cells (line name, then the players) and paste them here; a header row "
+            "is optional."
+        ),
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        if not cleaned.get("file") and not (cleaned.get("pasted") or "").strip():
+            raise ValidationError(_("Choose a file or paste the lines."))
+        return cleaned
+
+    def source(self, tournament):
+        """The text to import: the file, or the pasted block with a header added if absent."""
+        if self.cleaned_data.get("file"):
+            return self.cleaned_data["file"]
+        text = self.cleaned_data["pasted"].strip("\n")
+        first = text.splitlines()[0].casefold() if text else ""
+        from tournaments.services.entries import COLUMNS
+
+        known = {name for names in COLUMNS.values() for name in names}
+        cells = [cell.strip() for cell in first.split("\t")]
+        if not any(cell in known for cell in cells):
+            header = ["linea"] + [f"giocatore {n}" for n in range(1, tournament.seats_per_line + 1)]
+            text = "\t".join(header) + "\n" + text
+        return io.StringIO(text).read()
