@@ -19,7 +19,6 @@ from django.utils.translation import gettext_lazy as _
 from games.engine.variants import VARIANTS
 from tournaments.algorithms.standings import TIEBREAKS
 from tournaments.algorithms.vp import OUTCOME_LABELS
-
 from tournaments.sources import ResultSource
 
 logger = logging.getLogger(__name__)
