@@ -401,8 +401,17 @@ def test_a_desk_correction_over_a_record_is_not_undone_by_a_rerun(
         api(organizer), match, factories.record(tournament), django_capture_on_commit_callbacks
     )
     assert sub.is_standing
-    home, away = sub.verdict["totals"]
-    corrected = [{"points": [away, home + 5], "breakdown": [{"scope": away}, {"scope": home + 5}]}]
+    _home, away = sub.verdict["totals"]
+    # the referee's sheet: the same deals with the lines the other way round
+    corrected = [
+        {
+            "points": [d["points"][1], d["points"][0]],
+            "breakdown": [d["breakdown"][1], d["breakdown"][0]],
+            "tiebreak": d.get("tiebreak", False),
+        }
+        for d in sub.verdict["deals"]
+        if not d.get("void")
+    ]
     with django_capture_on_commit_callbacks(execute=True):
         results.enter_result(match, corrected, user=organizer, based_on=1, reason="referee")
     sub.refresh_from_db()
