@@ -55,6 +55,7 @@ from tournaments.models import (
     VPTableRow,
 )
 from tournaments.services import changelog, entries, presets, results, schedule, standings
+from tournaments.sources import ResultSource
 
 from . import admin_texts  # noqa: F401  (site header, gender-neutral admin messages)
 
@@ -757,6 +758,8 @@ class MatchAdmin(admin.ModelAdmin):
                         offender=offender,
                         user=request.user,
                         time_expired=data["time_expired"],
+                        based_on=data["based_on"],
+                        source=ResultSource.ADMIN,
                     )
                 except TournamentError as error:
                     messages.error(request, _("Result refused: %(error)s") % {"error": error})
@@ -774,8 +777,13 @@ class MatchAdmin(admin.ModelAdmin):
             offender = ""
             if match.offender_id:
                 offender = "home" if match.offender_id == match.home_id else "away"
+            current = results.in_force(match)
             form = ResultForm(
-                initial={"outcome": match.outcome or Outcome.COMPLETED, "offender": offender}
+                initial={
+                    "outcome": match.outcome or Outcome.COMPLETED,
+                    "offender": offender,
+                    "based_on": current.number if current else "",
+                }
             )
         context = {
             **self.admin_site.each_context(request),
