@@ -42,7 +42,7 @@ class MismatchFilter(admin.SimpleListFilter):
     def queryset(self, request, queryset):
         value = self.value()
         if value == "decision":
-            return queryset.filter(needs_decision=True)
+            return queryset.awaiting_decision()
         if value == "mismatch":
             return queryset.filter(has_mismatches=True)
         if value == "error":
@@ -58,8 +58,8 @@ class SubmissionAdmin(admin.ModelAdmin):
         "tournament",
         "version",
         "state",
-        "is_standing",
-        "needs_decision",
+        "standing",
+        "awaiting",
         "has_mismatches",
         "first_error",
         "submitter",
@@ -70,7 +70,6 @@ class SubmissionAdmin(admin.ModelAdmin):
     list_filter = [
         "state",
         MismatchFilter,
-        "is_standing",
         "source",
         ("match__round__stage__tournament", admin.RelatedOnlyFieldListFilter),
     ]
@@ -107,7 +106,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     fields = readonly_fields
 
     def get_queryset(self, request):
-        qs = super().get_queryset(request)
+        qs = super().get_queryset(request).with_version_status()
         if request.user.is_superuser:
             return qs
         managed = access.managed_tournaments(request.user, Action.VIEW_DESK)
@@ -125,6 +124,14 @@ class SubmissionAdmin(admin.ModelAdmin):
     @admin.display(description=_("tournament"))
     def tournament(self, obj):
         return obj.match.round.stage.tournament
+
+    @admin.display(description=_("standing version"), boolean=True)
+    def standing(self, obj):
+        return obj.is_standing
+
+    @admin.display(description=_("needs the organizer"), boolean=True)
+    def awaiting(self, obj):
+        return obj.needs_decision
 
     @admin.display(description=_("first error"))
     def first_error(self, obj):

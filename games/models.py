@@ -11,7 +11,6 @@ import logging
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -26,6 +25,25 @@ def canonical_json(document) -> str:
 def content_hash(document) -> str:
     """sha256 of the canonical JSON: two submissions of the same record hash alike."""
     return hashlib.sha256(canonical_json(document).encode("utf-8")).hexdigest()
+
+
+class SubmissionQuerySet(models.QuerySet):
+    """Whether a record stands or waits is read from its result version, never stored twice."""
+
+    def standing(self):
+        """Records whose result version is the one in force."""
+        return self.filter(result_versions__status="in_force")
+
+    def awaiting_decision(self):
+        """Records whose result waits for the organizer's decision."""
+        return self.filter(result_versions__status="awaiting")
+
+    def with_version_status(self):
+        """Annotate ``version_status`` (the status of the record's result version, if any)."""
+        from tournaments.models import ResultVersion
+
+        latest = ResultVersion.objects.filter(submission=models.OuterRef("pk")).order_by("-number")
+        return self.annotate(version_status=models.Subquery(latest.values("status")[:1]))
 
 
 class Submission(models.Model):
@@ -79,21 +97,13 @@ class Submission(models.Model):
         help_text=_("Empty when enqueueing failed; the sweep picks it up."),
     )
     verified_at = models.DateTimeField(_("verified at"), null=True, blank=True)
-    is_standing = models.BooleanField(
-        _("standing version"),
-        default=False,
-        help_text=_("The version whose verdict is the match's result."),
-    )
     has_mismatches = models.BooleanField(
         _("declared points differ"),
         default=False,
         help_text=_("Some declared deal points differ from the verified ones."),
     )
-    needs_decision = models.BooleanField(
-        _("needs the organizer"),
-        default=False,
-        help_text=_("A legal version whose result differs from the standing one."),
-    )
+
+    objects = SubmissionQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("record submission")
@@ -104,16 +114,31 @@ class Submission(models.Model):
             models.UniqueConstraint(
                 fields=["match", "content_hash"], name="unique_submission_content"
             ),
-            models.UniqueConstraint(
-                fields=["match"],
-                condition=Q(is_standing=True),
-                name="one_standing_submission_per_match",
-            ),
         ]
         indexes = [models.Index(fields=["state", "enqueued_at"], name="submission_sweep_idx")]
 
     def __str__(self):
         return f"{self.match_id} v{self.version} ({self.get_state_display()})"
+
+    @property
+    def result_version_status(self):
+        """The status of the result version this record became, or ``None``."""
+        if "version_status" in self.__dict__:
+            return self.__dict__["version_status"]
+        if self.pk is None:
+            return None
+        version = self.result_versions.order_by("-number").values_list("status", flat=True)
+        return version.first()
+
+    @property
+    def is_standing(self):
+        """The match's result in force is this record's version."""
+        return self.result_version_status == "in_force"
+
+    @property
+    def needs_decision(self):
+        """This record's result waits for the organizer to accept or reject it."""
+        return self.result_version_status == "awaiting"
 
     @property
     def is_final(self):

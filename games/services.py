@@ -412,18 +412,6 @@ def stale_pending(older_than_s: float):
 # --- verifying --------------------------------------------------------------------------------
 
 
-def same_result(a: dict | None, b: dict | None) -> bool:
-    """Whether two verdicts give the match the same result (points deal by deal, winner)."""
-    if not a or not b:
-        return False
-    keys = ("totals", "winner", "margin", "outcome")
-    if any(a.get(k) != b.get(k) for k in keys):
-        return False
-    deals_a = [(d.get("points"), d.get("tiebreak")) for d in a.get("deals") or []]
-    deals_b = [(d.get("points"), d.get("tiebreak")) for d in b.get("deals") or []]
-    return deals_a == deals_b
-
-
 def compute_verdict(document: dict) -> dict:
     """The engine's verdict; for an illegal record the errors in English are kept too."""
     engine = _engine()
@@ -471,40 +459,59 @@ def run_verification(submission_id: int) -> str:
 
 
 def _store_verdict(match, submission, verdict):
+    """Write one verified record's verdict and, the first time it verifies, its result version.
+
+    The match row is locked by the caller. The version goes through the one service that
+    writes results (``tournaments.services.results``), which decides whether it comes into
+    force or waits for the organizer. A record that already has a version (a rerun) only gets
+    its verdict refreshed and a report: a rerun applies nothing by itself.
+    """
     from tournaments.exceptions import ResultError
-    from tournaments.services.results import apply_verified_result
+    from tournaments.services.results import apply_verified_result, decision_from_verdict, sheet_of
+    from tournaments.services.results import same_result as same_sheet
 
     now = timezone.now()
     submission.verdict = verdict
     submission.verified_at = now
     submission.has_mismatches = bool(verdict.get("declared_mismatches"))
-    submission.needs_decision = False
+    version = submission.result_versions.order_by("-number").first()
     if not verdict.get("valid"):
         submission.state = Submission.State.REJECTED
-        if submission.is_standing:
+        if version is not None and version.status == "in_force":
             submission.error_reason = _(
                 "This version no longer verifies but the match's result still comes from it: "
-                "choose another version."
+                "enter the result at the desk."
             )
         submission.save()
         return
-    standing = (
-        Submission.objects.filter(match=match, is_standing=True).exclude(pk=submission.pk).first()
-    )
-    if standing is None:
+    if version is not None:
+        submission.state = Submission.State.VERIFIED
+        submission.error_reason = ""
         try:
-            with transaction.atomic():
-                apply_verified_result(
-                    match, verdict, user=submission.submitter, source=_source(submission)
-                )
+            agrees = same_sheet(sheet_of(decision_from_verdict(match, verdict)), version.sheet)
         except ResultError as exc:
-            submission.state = Submission.State.ERROR
-            submission.error_reason = str(exc)
-            submission.save()
-            return
-        submission.is_standing = True
-    elif not same_result(standing.verdict, verdict):
-        submission.needs_decision = True
+            agrees, submission.error_reason = False, str(exc)
+        if not agrees and not submission.error_reason:
+            submission.error_reason = _(
+                "Verified again: the record now gives a different result from its version "
+                "%(n)d. Nothing was changed; enter the result at the desk if it must change."
+            ) % {"n": version.number}
+        submission.save()
+        return
+    try:
+        with transaction.atomic():
+            apply_verified_result(
+                match,
+                verdict,
+                user=submission.submitter,
+                source=_source(submission),
+                submission=submission,
+            )
+    except ResultError as exc:
+        submission.state = Submission.State.ERROR
+        submission.error_reason = str(exc)
+        submission.save()
+        return
     submission.state = Submission.State.VERIFIED
     submission.error_reason = ""
     submission.save()
@@ -546,29 +553,19 @@ def rerun_verification(submission: Submission) -> None:
         transaction.on_commit(partial(enqueue_verification, submission.pk))
 
 
-def choose_standing(submission: Submission, *, user=None) -> None:
-    """Make a verified version the match's result (the organizer's choice between versions)."""
-    from tournaments.services.results import apply_verified_result
+def choose_standing(submission: Submission, *, user=None, based_on=None) -> None:
+    """The organizer's decision for a verified record: its result version comes into force.
 
-    with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=submission.match_id)
-        submission = Submission.objects.select_for_update().get(pk=submission.pk)
-        if submission.state != Submission.State.VERIFIED:
-            raise SubmissionStateError(
-                _("Only a verified version can stand; this one is %(state)s.")
-                % {"state": submission.get_state_display()}
-            )
-        Submission.objects.filter(match=match, is_standing=True).exclude(pk=submission.pk).update(
-            is_standing=False
+    ``based_on`` (optional) is the version in force the organizer saw; a stale one is refused
+    with ``StaleResult``.
+    """
+    from tournaments.services.results import UNCHECKED, accept_version
+
+    version = submission.result_versions.order_by("-number").first()
+    if submission.state != Submission.State.VERIFIED or version is None:
+        raise SubmissionStateError(
+            _("Only a verified version can stand; this one is %(state)s.")
+            % {"state": submission.get_state_display()}
         )
-        apply_verified_result(match, submission.verdict, user=user, source=_source(submission))
-        submission.is_standing = True
-        submission.needs_decision = False
-        submission.save(update_fields=["is_standing", "needs_decision"])
-        others = Submission.objects.filter(match=match, state=Submission.State.VERIFIED)
-        for other in others.exclude(pk=submission.pk):
-            differs = not same_result(submission.verdict, other.verdict)
-            if other.needs_decision != differs:
-                other.needs_decision = differs
-                other.save(update_fields=["needs_decision"])
+    accept_version(version, user=user, based_on=UNCHECKED if based_on is None else based_on)
     logger.info("match %s: version %s now stands", submission.match_id, submission.version)

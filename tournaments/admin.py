@@ -67,6 +67,7 @@ from tournaments.services import (
     schedule,
     standings,
 )
+from tournaments.sources import ResultSource
 
 from . import admin_texts  # noqa: F401  (site header, gender-neutral admin messages)
 
@@ -932,6 +933,8 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
                         offender=offender,
                         user=request.user,
                         time_expired=data["time_expired"],
+                        based_on=data["based_on"],
+                        source=ResultSource.ADMIN,
                     )
                 except TournamentError as error:
                     messages.error(request, _("Result refused: %(error)s") % {"error": error})
@@ -949,8 +952,13 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
             offender = ""
             if match.offender_id:
                 offender = "home" if match.offender_id == match.home_id else "away"
+            current = results.in_force(match)
             form = ResultForm(
-                initial={"outcome": match.outcome or Outcome.COMPLETED, "offender": offender}
+                initial={
+                    "outcome": match.outcome or Outcome.COMPLETED,
+                    "offender": offender,
+                    "based_on": current.number if current else "",
+                }
             )
         context = {
             **self.admin_site.each_context(request),

@@ -59,3 +59,20 @@ class PairingError(ScheduleError):
     """A Danish, Swiss or Mitchell round that cannot be paired (or re-paired) now."""
 
     default_message = _("The next round cannot be paired.")
+
+
+class StaleResult(ResultError):
+    """A save based on a version of the result that is no longer the one in force.
+
+    ``current`` is the version in force now (``None`` when the match has none), so the caller
+    can show what changed; nothing was saved.
+    """
+
+    default_message = _(
+        "Someone else changed this result while you were editing it: nothing was saved. "
+        "Check the result in force now and save again if yours is still right."
+    )
+
+    def __init__(self, current, message=None):
+        self.current = current
+        super().__init__(message)

@@ -132,6 +132,8 @@ class ResultForm(forms.Form):
         required=False,
         help_text=_("A time-limited match ended when time ran out: the line ahead wins."),
     )
+    based_on = forms.CharField(required=False, widget=forms.HiddenInput)
+    """The version in force when the form was shown: a save over a newer one is refused."""
 
 
 class DealForm(forms.Form):

@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from games.engine.variants import VARIANTS
 from tournaments.algorithms.standings import TIEBREAKS
 from tournaments.algorithms.vp import OUTCOME_LABELS
+from tournaments.sources import ResultSource
 
 logger = logging.getLogger(__name__)
 
@@ -931,3 +932,95 @@ class RoleHolders:
         TournamentRole.objects.filter(
             tournament=self.tournament, user__in=users, role=self.role
         ).delete()
+
+
+class ResultVersion(models.Model):
+    """One version of a match's result, from any source; exactly one per match is in force.
+
+    ``MatchResult`` and ``DealResult`` are the projection of the version in force that standings
+    read; only ``tournaments.services.results`` writes either. A version whose ``sheet`` is
+    ``None`` removes the result (a deletion is a version too, so the next save still names the
+    version it was based on).
+    """
+
+    class Status(models.TextChoices):
+        IN_FORCE = "in_force", _("In force")
+        SUPERSEDED = "superseded", _("Superseded")
+        AWAITING = "awaiting", _("Awaiting decision")
+        REJECTED = "rejected", _("Rejected")
+
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="versions", verbose_name=_("match")
+    )
+    number = models.PositiveIntegerField(_("version"), help_text=_("1, 2, … per match."))
+    source = models.CharField(_("source"), max_length=12, choices=ResultSource.choices)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="result_versions",
+        verbose_name=_("author"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    based_on = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("based on"),
+        help_text=_("The version in force when this one was made."),
+    )
+    status = models.CharField(_("status"), max_length=12, choices=Status.choices)
+    sheet = models.JSONField(
+        _("sheet"),
+        null=True,
+        blank=True,
+        help_text=_("Deals, outcome, offending side and result; empty for a deletion."),
+    )
+    submission = models.ForeignKey(
+        "games.Submission",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="result_versions",
+        verbose_name=_("record submission"),
+    )
+    reason = models.TextField(_("reason"), blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    decided_at = models.DateTimeField(_("decided at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("result version")
+        verbose_name_plural = _("result versions")
+        ordering = ["match", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="unique_result_version"),
+            models.UniqueConstraint(
+                fields=["match"],
+                condition=Q(status="in_force"),
+                name="one_result_version_in_force",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.match_id} v{self.number} ({self.get_status_display()})"
+
+    @property
+    def is_removal(self):
+        return self.sheet is None
+
+    @property
+    def is_confirmed(self):
+        """Entered by the organizer's side, or accepted by an explicit decision."""
+        from tournaments.sources import speaks_for_organizer
+
+        return speaks_for_organizer(self.source) or self.decided_at is not None

@@ -13,6 +13,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
     errors = serializers.SerializerMethodField()
     declared_mismatches = serializers.SerializerMethodField()
     submitter = serializers.CharField(source="submitter.username", default=None, read_only=True)
+    is_standing = serializers.BooleanField(read_only=True)
+    needs_decision = serializers.BooleanField(read_only=True)
+    result_version = serializers.SerializerMethodField()
 
     class Meta:
         model = Submission
@@ -24,6 +27,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
             "state",
             "is_standing",
             "needs_decision",
+            "result_version",
             "has_mismatches",
             "content_hash",
             "submitter",
@@ -50,6 +54,12 @@ class SubmissionSerializer(serializers.ModelSerializer):
         if (get_language() or "it").startswith("en") and "errors_en" in verdict:
             return verdict["errors_en"]
         return verdict.get("errors") or []
+
+    @extend_schema_field({"type": "object", "nullable": True})
+    def get_result_version(self, obj):
+        """The version of the match's result this record became (number, status), if any."""
+        version = obj.result_versions.order_by("-number").values("number", "status").first()
+        return version
 
     @extend_schema_field({"type": "array", "items": {"type": "object"}})
     def get_declared_mismatches(self, obj):

@@ -189,6 +189,10 @@ class SubmissionViewSet(ApiErrorsMixin, viewsets.ReadOnlyModelViewSet):
         """Make this verified version the match's result."""
         submission = self.get_object()
         self._organizer_only(submission)
-        services.choose_standing(submission, user=request.user)
+        # the version in force the organizer saw: a body field or an If-Match header
+        based_on = request.data.get("based_on") if hasattr(request.data, "get") else None
+        if based_on is None and request.headers.get("If-Match"):
+            based_on = request.headers["If-Match"].strip().strip('"') or None
+        services.choose_standing(submission, user=request.user, based_on=based_on)
         submission.refresh_from_db()
         return Response(SubmissionSerializer(submission, context={"request": request}).data)

@@ -359,7 +359,9 @@ def test_two_disagreeing_legal_versions_wait_for_the_organizer(
     second.refresh_from_db()
     first.refresh_from_db()
     assert second.is_standing and not first.is_standing
-    assert not second.needs_decision and first.needs_decision
+    # the first is superseded, not waiting: a decision was made (it can still be brought back)
+    assert not second.needs_decision and not first.needs_decision
+    assert first.result_version_status == "superseded"
     home = MatchResult.objects.get(match=match, line=match.home)
     assert home.points == second.verdict["totals"][0]
 
@@ -414,3 +416,58 @@ def test_listing_a_private_matchs_records_is_404_for_strangers(api, db):
     assert_error(api(factories.user()).get(url(match)), 404)
     player = factories.players_user(match.home)
     assert api(player).get(url(match)).status_code == 200
+
+
+def test_a_desk_correction_over_a_record_is_not_undone_by_a_rerun(
+    api, organizer, tournament, match, django_capture_on_commit_callbacks
+):
+    from tournaments.services import results
+
+    sub = submit_and_run(
+        api(organizer), match, factories.record(tournament), django_capture_on_commit_callbacks
+    )
+    assert sub.is_standing
+    _home, away = sub.verdict["totals"]
+    # the referee's sheet: the same deals with the lines the other way round
+    corrected = [
+        {
+            "points": [d["points"][1], d["points"][0]],
+            "breakdown": [d["breakdown"][1], d["breakdown"][0]],
+            "tiebreak": d.get("tiebreak", False),
+        }
+        for d in sub.verdict["deals"]
+        if not d.get("void")
+    ]
+    with django_capture_on_commit_callbacks(execute=True):
+        results.enter_result(match, corrected, user=organizer, based_on=1, reason="referee")
+    sub.refresh_from_db()
+    assert not sub.is_standing  # the record no longer stands: no replay of it
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api(organizer).post(f"/api/v1/submissions/{sub.pk}/rerun/")
+    assert response.status_code == 202
+    sub.refresh_from_db()
+    assert sub.state == "verified" and not sub.is_standing
+    assert MatchResult.objects.get(match=match, line=match.home).points == away
+
+
+def test_choosing_a_version_based_on_a_stale_one_is_a_409(
+    api, organizer, tournament, match, django_capture_on_commit_callbacks
+):
+    client = api(organizer)
+    first = submit_and_run(
+        client, match, factories.record(tournament, seed=10), django_capture_on_commit_callbacks
+    )
+    second = submit_and_run(
+        client, match, factories.record(tournament, seed=11), django_capture_on_commit_callbacks
+    )
+    assert first.is_standing and second.needs_decision
+    response = client.post(f"/api/v1/submissions/{second.pk}/stand/", HTTP_IF_MATCH='"7"')
+    assert response.status_code == 409, response.content
+    body = response.json()
+    assert body["error"]["code"] == "stale_version"
+    assert body["current"]["number"] == 1 and body["current"]["status"] == "in_force"
+    second.refresh_from_db()
+    assert second.needs_decision
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/api/v1/submissions/{second.pk}/stand/", {"based_on": 1})
+    assert response.status_code == 200, response.content

@@ -113,7 +113,9 @@ def _ensure_a_replay(tournament):
     from tournaments.services import results
 
     if Submission.objects.filter(
-        match__round__stage__tournament=tournament, is_standing=True, state="verified"
+        match__round__stage__tournament=tournament,
+        result_versions__status="in_force",
+        state="verified",
     ).exists():
         return
     match = (

@@ -27,7 +27,9 @@ def _replay_match(tournament):
 
     submission = (
         Submission.objects.filter(
-            match__round__stage__tournament=tournament, is_standing=True, state="verified"
+            match__round__stage__tournament=tournament,
+            result_versions__status="in_force",
+            state="verified",
         )
         .order_by("-match__round__stage__order", "match_id")
         .first()

@@ -87,16 +87,16 @@ def add_verified_record(match, *, seed=1):
     document = simulate_match(end=tournament.match_end(), seed=seed)
     document["seats"] = [match.home.name, match.away.name]
     verdict = verify_document(document)
-    results.apply_verified_result(match, verdict)
-    return Submission.objects.create(
+    submission = Submission.objects.create(
         match=match,
         version=1,
         document=document,
         content_hash=content_hash(document),
         state=Submission.State.VERIFIED,
         verdict=verdict,
-        is_standing=True,
     )
+    results.apply_verified_result(match, verdict, submission=submission)
+    return submission
 
 
 def reopen_stage(stage):

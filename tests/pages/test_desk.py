@@ -171,8 +171,11 @@ def test_valid_result_is_saved_logged_and_shown(client, organizer, match):
     # the form reloads with the stored deal, ready for a correction
     form = client.get(url).content.decode()
     assert 'name="d0-home-scope" value="7"' in form
-    # correcting it replaces the result cleanly
-    response = client.post(url, _form(match, [(WIN, {"scope": 4})]))
+    # correcting it replaces the result cleanly (naming the version it corrects, with a reason)
+    assert 'name="based_on" value="1"' in form
+    data = _form(match, [(WIN, {"scope": 4})])
+    data.update(based_on="1", reason="scope miscounted")
+    response = client.post(url, data)
     assert response.status_code == 302
     assert DealResult.objects.filter(match=match).count() == 2
     away = MatchResult.objects.get(match=match, line=match.away)
@@ -338,7 +341,7 @@ def test_a_knockout_decided_by_the_last_capture_can_be_corrected_as_shown(client
     url = reverse("desk:match", args=[tournament.slug, match.pk])
     html = client.get(url).content.decode()
     assert '<option value="0" selected>' in html
-    data = {"rows": "6", "outcome": "completed", "offender": "", "action": "save"}
+    data = {"rows": "6", "outcome": "completed", "offender": "", "action": "save", "based_on": "1"}
     for i, (home, away) in enumerate([(2, 2), (1, 1), (3, 3), (1, 1), (1, 1), (1, 1)]):
         data[f"d{i}-home-scope"], data[f"d{i}-away-scope"] = str(home), str(away)
         if i >= 3:

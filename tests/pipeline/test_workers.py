@@ -51,7 +51,7 @@ def wait_until_final(ids, workers, timeout=90):
 def assert_applied_exactly_once(tournament):
     subs = Submission.objects.filter(match__round__stage__tournament=tournament)
     assert set(subs.values_list("state", flat=True)) == {"verified"}
-    assert subs.filter(is_standing=True).count() == subs.count()
+    assert subs.standing().count() == subs.count()
     logs = Counter(
         ChangeLog.objects.filter(tournament=tournament, action="result.verified").values_list(
             "match_id", flat=True
@@ -94,7 +94,7 @@ def expected_table(tournament):
     """Standings figures recomputed from the verdicts, independently of the services."""
     rows = {}
     for sub in Submission.objects.filter(
-        match__round__stage__tournament=tournament, is_standing=True
+        match__round__stage__tournament=tournament, result_versions__status="in_force"
     ).select_related("match"):
         match, verdict = sub.match, sub.verdict
         for side, line_id in enumerate((match.home_id, match.away_id)):

@@ -313,7 +313,8 @@ def test_apply_verified_result_from_a_verdict():
     assert list(DealResult.objects.filter(match=match).values_list("number", flat=True)) == [
         1, 1, 2, 2,
     ]  # fmt: skip
-    assert ChangeLog.objects.get(match=match).detail["source"] == "record:1"
+    detail = ChangeLog.objects.get(match=match).detail
+    assert detail["source"] == "record" and detail["record"] == "record:1"
 
 
 @pytest.mark.django_db
@@ -346,7 +347,10 @@ def test_engine_records_verified_and_stored():
     )
     verdict = engine.verify_document(timeout)
     assert verdict["valid"], verdict["errors"]
-    results.apply_verified_result(match, verdict)
+    # a second record that disagrees waits for the organizer, who accepts it
+    saved = results.apply_verified_result(match, verdict)
+    assert saved.version.status == "awaiting"
+    results.accept_version(saved.version)
     match.refresh_from_db()
     assert match.outcome == Outcome.TIMEOUT and match.offender_id == match.away_id
     home, away = result_of(match)

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from games.exceptions import SubmissionError
-from tournaments.exceptions import TournamentError
+from tournaments.exceptions import StaleResult, TournamentError
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +50,10 @@ def _first_error(detail, path=""):
 def api_exception_handler(exc, context):
     if isinstance(exc, SubmissionError):
         return Response({"error": exc.as_dict()}, status=exc.status)
+    if isinstance(exc, StaleResult):
+        body = error_body("stale_version", exc)
+        body["current"] = version_body(exc.current)
+        return Response(body, status=status.HTTP_409_CONFLICT)
     if isinstance(exc, TournamentError):
         code = type(exc).__name__.removesuffix("Error").lower() or "refused"
         return Response(error_body(f"{code}_refused", exc), status=status.HTTP_400_BAD_REQUEST)
@@ -83,3 +87,18 @@ class ApiErrorsMixin:
 
     def get_exception_handler(self):
         return api_exception_handler
+
+
+def version_body(version):
+    """A result version as the API shows it (the 409's ``current``): ``None`` for no version."""
+    if version is None:
+        return None
+    return {
+        "number": version.number,
+        "status": version.status,
+        "source": version.source,
+        "author": version.author.username if version.author_id else None,
+        "created_at": version.created_at.isoformat(),
+        "reason": version.reason,
+        "sheet": version.sheet,
+    }

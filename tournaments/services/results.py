@@ -1,9 +1,12 @@
 """Storing match results: manual entry deal by deal, and verdicts of the rules engine.
 
-Both paths end in :func:`_store`, which runs in ONE transaction with the match row locked
-(``select_for_update``), replaces any previous result, scores VP/MP with the tournament's table,
-advances knock-out lines, records the change, and announces it with
-``signals.match_result_changed`` once committed. Every refusal is a :class:`ResultError` raised
+Every source (desk, admin, API, verified record, import, forfeit) ends in :func:`_save_version`,
+which runs in ONE transaction with the match row locked (``select_for_update``), stores a new
+:class:`~tournaments.models.ResultVersion`, checks the version the save was based on, applies
+precedence (a record never silently replaces the organizer's result), and, for a version that
+comes into force, projects it: scores VP/MP with the tournament's table, advances knock-out
+lines, records the change, and announces it with ``signals.match_result_changed`` once
+committed. Every refusal is a :class:`ResultError` raised
 before anything is written (or inside the transaction, which then rolls back).
 """
 
@@ -14,25 +17,29 @@ import re
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.engine import match_end, sheet
 from games.engine.variants import get_variant
 from tournaments.algorithms import vp as vp_algo
-from tournaments.exceptions import ResultError, TournamentError
+from tournaments.exceptions import ResultError, StaleResult, TournamentError
 from tournaments.models import (
     DealResult,
     EndRule,
     Match,
     MatchResult,
     Outcome,
+    ResultVersion,
     Stage,
     engine_lang,
 )
 from tournaments.services import changelog
 from tournaments.services.vp import vp_table_from_model
 from tournaments.signals import match_result_changed
+from tournaments.sources import ResultSource, speaks_for_organizer
 
 logger = logging.getLogger(__name__)
 
@@ -396,138 +403,6 @@ def _announce(match):
     transaction.on_commit(send)
 
 
-def _store(match, decision: Decision, *, user, action, source=None):
-    """Write the decision for a locked match (caller holds the transaction)."""
-    tournament = match.round.stage.tournament
-    try:
-        table = vp_table_from_model(tournament.vp_table)
-    except TournamentError as error:
-        raise ResultError(error.message) from error
-    winner_side = decision.winner_side
-    draw = winner_side is None
-    score = vp_algo.match_score(
-        table,
-        decision.margin,
-        vp_algo.Outcome(decision.outcome),
-        draw=draw,
-    )
-    lines = (match.home_id, match.away_id)
-    replaced = match.status == Match.Status.DONE
-    previous = None
-    if replaced:
-        previous = {
-            "outcome": match.outcome,
-            "winner": match.winner_id,
-            "totals": [
-                r.points for r in sorted(match.results.all(), key=lambda r: r.line_id != lines[0])
-            ],
-        }
-        DealResult.objects.filter(match=match).delete()
-        MatchResult.objects.filter(match=match).delete()
-
-    winner_id = None if winner_side is None else lines[winner_side]
-    loser_id = None if winner_side is None else lines[1 - winner_side]
-    if not draw:
-        _advance(match, winner_id, loser_id)
-
-    DealResult.objects.bulk_create(
-        DealResult(
-            match=match,
-            number=deal.number,
-            line_id=lines[side],
-            points=deal.points[side],
-            breakdown=deal.breakdown[side],
-            is_tiebreak=deal.is_tiebreak,
-            is_penalty=deal.is_penalty,
-        )
-        for deal in decision.deals
-        for side in (0, 1)
-    )
-    results = []
-    for side in (0, 1):
-        won = not draw and side == winner_side
-        if draw:
-            vp, mp = score.vp_winner, 0
-        elif won:
-            vp, mp = score.vp_winner, score.mp_winner
-        else:
-            vp, mp = score.vp_loser, score.mp_loser
-        results.append(
-            MatchResult(
-                match=match,
-                line_id=lines[side],
-                points=decision.totals[side],
-                mp=mp,
-                vp=vp,
-                won=won,
-                drawn=draw,
-            )
-        )
-    MatchResult.objects.bulk_create(results)
-
-    match.winner_id = winner_id
-    match.outcome = decision.outcome
-    match.offender_id = None if decision.offender_side is None else lines[decision.offender_side]
-    match.status = Match.Status.DONE
-    match.save(update_fields=["winner", "outcome", "offender", "status", "updated_at"])
-    changelog.record(
-        tournament,
-        action,
-        match=match,
-        user=user,
-        outcome=str(decision.outcome),
-        totals=list(decision.totals),
-        winner=winner_id,
-        margin=decision.margin,
-        vp=[r.vp for r in results],
-        mp=[r.mp for r in results],
-        replaced=previous,
-        source=source,
-    )
-    _announce(match)
-    return match
-
-
-def enter_result(
-    match,
-    deals,
-    *,
-    outcome=Outcome.COMPLETED,
-    offender=None,
-    user=None,
-    time_expired=False,
-):
-    """Store a result entered by hand, deal by deal; refuse with ``ResultError`` if it does not
-    add up (nothing is saved then).
-
-    ``deals``: ``[{"points": [home, away], "breakdown": [{...}, {...}], "tiebreak": bool,
-    "penalty": bool, "last_capture": 0|1}]``; ``penalty`` marks the interrupted deal of a timeout
-    or abandon (points after the penalty of rules.md); ``last_capture`` only for a level third
-    tie-break deal. ``time_expired`` ends a time-limited match with the side ahead.
-    """
-    try:
-        outcome = Outcome(outcome)
-    except ValueError as error:
-        raise ResultError(_("Unknown outcome.")) from error
-    parsed = parse_deals(deals)
-    with transaction.atomic():
-        locked = _lock(match)
-        _check_lines(locked)
-        if outcome == Outcome.BYE:
-            raise ResultError(_("A bye has no result to enter."))
-        offender_side = _offender_side(locked, offender)
-        if outcome in OFFENCE_OUTCOMES and offender_side is None:
-            raise ResultError(_("Say which line timed out, abandoned or forfeited."))
-        if outcome == Outcome.COMPLETED and offender_side is not None:
-            raise ResultError(_("A completed match has no offending line."))
-        decision = decide(
-            locked, parsed, outcome=outcome, offender_side=offender_side, time_expired=time_expired
-        )
-        stored = _store(locked, decision, user=user, action="result.entered", source="manual")
-    _copy_state(stored, match)
-    return match
-
-
 def _copy_state(source, target):
     if source is target:
         return
@@ -624,25 +499,440 @@ def decision_from_verdict(match, verdict) -> Decision:
     )
 
 
-def apply_verified_result(match, verdict, *, user=None, source=None):
-    """Store an engine verdict (``games.engine.verify_document`` output) as the match result.
+# --------------------------------------------------------------------------- versions
+#
+# Every source writes a result the same way: a new ResultVersion under the match's row lock.
+# ``_save_version`` checks the version the save was based on, applies precedence, and, when the
+# new version comes into force, ``_project`` rewrites MatchResult/DealResult and the match row
+# (the projection standings read). Nothing else writes those tables.
+
+UNCHECKED = object()
+"""``based_on`` of a caller that does not edit a version it has shown (forfeits, imports, the
+demo data): no stale check."""
+
+
+@dataclass
+class SavedVersion:
+    """What a save did: the version it stored (or found), and whether it is a new one."""
+
+    version: ResultVersion
+    created: bool
+
+
+def sheet_of(decision: Decision, *, time_expired=False) -> dict:
+    """A decision as the JSON a version keeps: deals, outcome, offending side and result."""
+    return {
+        "deals": [
+            {
+                "number": deal.number,
+                "points": list(deal.points),
+                "breakdown": [dict(deal.breakdown[0]), dict(deal.breakdown[1])],
+                "tiebreak": deal.is_tiebreak,
+                "penalty": deal.is_penalty,
+                "last_capture": deal.last_capture,
+            }
+            for deal in decision.deals
+        ],
+        "outcome": str(decision.outcome),
+        "offender": decision.offender_side,
+        "time_expired": bool(time_expired),
+        "result": {
+            "totals": list(decision.totals),
+            "winner": decision.winner_side,
+            "margin": decision.margin,
+        },
+    }
+
+
+def decision_of(sheet: dict) -> Decision:
+    """The decision a version's sheet records (decided when the version was made)."""
+    result = sheet["result"]
+    return Decision(
+        totals=tuple(result["totals"]),
+        winner_side=result["winner"],
+        margin=result["margin"],
+        outcome=sheet["outcome"],
+        offender_side=sheet.get("offender"),
+        deals=[
+            Deal(
+                number=raw.get("number", index),
+                points=tuple(raw["points"]),
+                breakdown=(raw["breakdown"][0], raw["breakdown"][1]),
+                is_tiebreak=raw.get("tiebreak", False),
+                is_penalty=raw.get("penalty", False),
+                last_capture=raw.get("last_capture"),
+            )
+            for index, raw in enumerate(sheet["deals"])
+        ],
+    )
+
+
+def same_result(a: dict | None, b: dict | None) -> bool:
+    """Whether two sheets give the match the same result: outcome, totals, winner, deal points."""
+    if a is None or b is None:
+        return a is b
+
+    def key(sheet):
+        return (
+            sheet["outcome"],
+            sheet.get("offender"),
+            sheet["result"],
+            [(d["points"], d.get("tiebreak", False)) for d in sheet["deals"]],
+        )
+
+    return key(a) == key(b)
+
+
+def in_force(match) -> ResultVersion | None:
+    """The version of ``match``'s result in force (a deletion counts), or ``None``."""
+    return (
+        ResultVersion.objects.filter(match=match, status=ResultVersion.Status.IN_FORCE)
+        .select_related("author", "submission")
+        .first()
+    )
+
+
+def _based_on_number(based_on):
+    """``based_on`` as a version number (``None``: the save was made on a match with no
+    version); a ResultVersion, an int or a digit string are accepted."""
+    if based_on is None or based_on == "" or based_on == 0 or based_on == "0":
+        return None
+    if isinstance(based_on, ResultVersion):
+        return based_on.number
+    try:
+        return int(based_on)
+    except (TypeError, ValueError) as error:
+        raise ResultError(_("The version this save is based on is not a number.")) from error
+
+
+def _previous_summary(match):
+    if match.status != Match.Status.DONE or match.outcome == Outcome.BYE:
+        return None
+    lines = (match.home_id, match.away_id)
+    return {
+        "outcome": match.outcome,
+        "winner": match.winner_id,
+        "totals": [
+            r.points for r in sorted(match.results.all(), key=lambda r: r.line_id != lines[0])
+        ],
+    }
+
+
+def _unadvance(match):
+    """Take this match's lines out of the later knock-out matches they had moved on to."""
+    for dependent_id, slot in (
+        (match.next_match_id, match.next_slot),
+        (match.loser_next_match_id, match.loser_next_slot),
+    ):
+        if dependent_id is None:
+            continue
+        dependent = Match.objects.select_for_update().get(pk=dependent_id)
+        if dependent.status == Match.Status.DONE and dependent.outcome != Outcome.BYE:
+            raise ResultError(
+                _(
+                    "The result of the later match “%(later)s” depends on this one: delete "
+                    "that result first."
+                )
+                % {"later": dependent}
+            )
+        attribute = "home" if slot == Match.Slot.HOME else "away"
+        setattr(dependent, attribute, None)
+        dependent.save(update_fields=[attribute, "updated_at"])
+
+
+def _project(match, decision: Decision | None) -> list[MatchResult]:
+    """Rewrite the projection (MatchResult, DealResult, the match row, later knock-out slots)
+    from the decision of the version in force; ``None`` clears it."""
+    DealResult.objects.filter(match=match).delete()
+    MatchResult.objects.filter(match=match).delete()
+    if decision is None:
+        _unadvance(match)
+        match.winner = None
+        match.offender = None
+        match.outcome = ""
+        match.status = Match.Status.SCHEDULED
+        match.save(update_fields=["winner", "offender", "outcome", "status", "updated_at"])
+        return []
+    tournament = match.round.stage.tournament
+    try:
+        table = vp_table_from_model(tournament.vp_table)
+    except TournamentError as error:
+        raise ResultError(error.message) from error
+    winner_side = decision.winner_side
+    draw = winner_side is None
+    score = vp_algo.match_score(
+        table, decision.margin, vp_algo.Outcome(decision.outcome), draw=draw
+    )
+    lines = (match.home_id, match.away_id)
+    winner_id = loser_id = None
+    if winner_side is not None:
+        winner_id, loser_id = lines[winner_side], lines[1 - winner_side]
+        _advance(match, winner_id, loser_id)
+    DealResult.objects.bulk_create(
+        DealResult(
+            match=match,
+            number=deal.number,
+            line_id=lines[side],
+            points=deal.points[side],
+            breakdown=deal.breakdown[side],
+            is_tiebreak=deal.is_tiebreak,
+            is_penalty=deal.is_penalty,
+        )
+        for deal in decision.deals
+        for side in (0, 1)
+    )
+    results = []
+    for side in (0, 1):
+        won = not draw and side == winner_side
+        if draw:
+            vp, mp = score.vp_winner, 0
+        elif won:
+            vp, mp = score.vp_winner, score.mp_winner
+        else:
+            vp, mp = score.vp_loser, score.mp_loser
+        results.append(
+            MatchResult(
+                match=match,
+                line_id=lines[side],
+                points=decision.totals[side],
+                mp=mp,
+                vp=vp,
+                won=won,
+                drawn=draw,
+            )
+        )
+    MatchResult.objects.bulk_create(results)
+    match.winner_id = winner_id
+    match.outcome = decision.outcome
+    match.offender_id = None if decision.offender_side is None else lines[decision.offender_side]
+    match.status = Match.Status.DONE
+    match.save(update_fields=["winner", "outcome", "offender", "status", "updated_at"])
+    return results
+
+
+def _log(match, action, version, *, user, results=(), replaced=None, label=None, **extra):
+    sheet = version.sheet
+    detail = {
+        "version": version.number,
+        "source": version.source,
+        "based_on": version.based_on.number if version.based_on_id else None,
+        "status": str(version.status),
+        "reason": version.reason,
+        **extra,
+    }
+    if sheet is not None:
+        detail.update(
+            outcome=sheet["outcome"],
+            totals=sheet["result"]["totals"],
+            winner=(
+                None
+                if sheet["result"]["winner"] is None
+                else (match.home_id, match.away_id)[sheet["result"]["winner"]]
+            ),
+            margin=sheet["result"]["margin"],
+        )
+    if results:
+        detail.update(vp=[r.vp for r in results], mp=[r.mp for r in results])
+    if label:
+        detail["record"] = label
+    detail["replaced"] = replaced
+    changelog.record(match.round.stage.tournament, action, match=match, user=user, **detail)
+
+
+def _put_in_force(match, version, current, *, user, action, label=None):
+    """Make ``version`` the one in force over ``current`` and project it (match locked)."""
+    replaced = _previous_summary(match)
+    if current is not None and current.pk != version.pk:
+        current.status = ResultVersion.Status.SUPERSEDED
+        current.save(update_fields=["status"])
+    version.status = ResultVersion.Status.IN_FORCE
+    if version.pk is None:
+        version.save()
+    else:
+        version.save(update_fields=["status", "decided_by", "decided_at", "reason"])
+    results = _project(match, None if version.sheet is None else decision_of(version.sheet))
+    _log(match, action, version, user=user, results=results, replaced=replaced, label=label)
+    _announce(match)
+
+
+def _save_version(
+    match,
+    *,
+    sheet,
+    source,
+    user,
+    based_on=UNCHECKED,
+    reason="",
+    submission=None,
+    label=None,
+    reason_required=False,
+) -> SavedVersion:
+    """Store a new version of a locked match's result: the one way every source writes one.
+
+    ``based_on`` names the version in force the user saw (a number, or ``None`` for none); a
+    save based on another is refused with :class:`StaleResult`, except a re-post of the very
+    save that made the version in force (back button, double click), which stores nothing.
+    A version from a source that does not speak for the organizer (a verified record) comes into
+    force only over no result or the same result; otherwise it waits for a decision.
+    """
+    current = in_force(match)
+    author = user if user is not None and getattr(user, "is_authenticated", False) else None
+    if based_on is not UNCHECKED:
+        seen = _based_on_number(based_on)
+        current_number = current.number if current else None
+        if seen != current_number:
+            # the same post again (back button, double click): it made the version in force
+            if (
+                current is not None
+                and current.sheet == sheet
+                and current.source == str(source)
+                and current.author_id == (author.pk if author else None)
+                and (current.based_on.number if current.based_on else None) == seen
+            ):
+                return SavedVersion(current, False)
+            raise StaleResult(current)
+        if current is not None and current.sheet == sheet:
+            return SavedVersion(current, False)
+    if sheet is None and (match.status != Match.Status.DONE or match.outcome == Outcome.BYE):
+        raise ResultError(_("This match has no result to delete."))
+    if reason_required and not reason and current is not None and not current.is_removal:
+        if sheet is None:
+            raise ResultError(_("Say why the result is deleted."))
+        raise ResultError(_("Say why the result in force is corrected."))
+    last = ResultVersion.objects.filter(match=match).aggregate(n=Max("number"))["n"] or 0
+    version = ResultVersion(
+        match=match,
+        number=last + 1,
+        source=str(source),
+        author=author,
+        based_on=current,
+        sheet=sheet,
+        submission=submission,
+        reason=reason or "",
+    )
+    if speaks_for_organizer(source) or current is None or current.is_removal:
+        action = _action_for(source, sheet)
+        _put_in_force(match, version, current, user=user, action=action, label=label)
+    elif same_result(current.sheet, sheet):
+        # It says what the result in force says: it comes into force (the public page shows
+        # its replay), confirmed if that result was, so a later record cannot push it aside.
+        if current.is_confirmed:
+            version.decided_at = timezone.now()
+            version.reason = _("Same result as version %(n)d.") % {"n": current.number}
+        _put_in_force(match, version, current, user=user, action="result.verified", label=label)
+    else:
+        # A record never silently replaces another result, the organizer's or another
+        # record's: the two disagree and the organizer (or referee) decides.
+        version.status = ResultVersion.Status.AWAITING
+        version.save()
+        _log(match, "result.awaiting", version, user=user, label=label, in_force=current.number)
+    return SavedVersion(version, True)
+
+
+def _action_for(source, sheet):
+    if sheet is None:
+        return "result.deleted"
+    if not speaks_for_organizer(source):
+        return "result.verified"
+    return "result.entered"
+
+
+def save_result(
+    match,
+    deals,
+    *,
+    outcome=Outcome.COMPLETED,
+    offender=None,
+    user=None,
+    time_expired=False,
+    based_on=UNCHECKED,
+    reason="",
+    source=None,
+    reason_required=False,
+) -> SavedVersion:
+    """Check a result entered by hand, deal by deal, and store it as a new version.
+
+    ``deals``: ``[{"points": [home, away], "breakdown": [{...}, {...}], "tiebreak": bool,
+    "penalty": bool, "last_capture": 0|1}]``; ``penalty`` marks the interrupted deal of a timeout
+    or abandon (points after the penalty of rules.md); ``last_capture`` only for a level third
+    tie-break deal. ``time_expired`` ends a time-limited match with the side ahead. ``source``
+    defaults to the desk (a forfeit to ``forfeit``); ``reason_required`` refuses a correction
+    without a ``reason``. Refusals raise ``ResultError`` (a stale
+    ``based_on``: ``StaleResult``) and save nothing.
+    """
+    try:
+        outcome = Outcome(outcome)
+    except ValueError as error:
+        raise ResultError(_("Unknown outcome.")) from error
+    if source is None:
+        source = ResultSource.FORFEIT if outcome == Outcome.FORFEIT else ResultSource.DESK
+    parsed = parse_deals(deals)
+    with transaction.atomic():
+        locked = _lock(match)
+        _check_lines(locked)
+        if outcome == Outcome.BYE:
+            raise ResultError(_("A bye has no result to enter."))
+        offender_side = _offender_side(locked, offender)
+        if outcome in OFFENCE_OUTCOMES and offender_side is None:
+            raise ResultError(_("Say which line timed out, abandoned or forfeited."))
+        if outcome == Outcome.COMPLETED and offender_side is not None:
+            raise ResultError(_("A completed match has no offending line."))
+        decision = decide(
+            locked, parsed, outcome=outcome, offender_side=offender_side, time_expired=time_expired
+        )
+        saved = _save_version(
+            locked,
+            sheet=sheet_of(decision, time_expired=time_expired),
+            source=source,
+            user=user,
+            based_on=based_on,
+            reason=reason,
+            reason_required=reason_required,
+        )
+    _copy_state(locked, match)
+    return saved
+
+
+def enter_result(match, deals, **kwargs):
+    """:func:`save_result`, returning the match (its state copied from the stored one)."""
+    save_result(match, deals, **kwargs)
+    return match
+
+
+def apply_verified_result(match, verdict, *, user=None, source=None, submission=None):
+    """Store an engine verdict (``games.engine.verify_document`` output) as a version of the
+    match's result, with the precedence of :func:`_save_version`.
 
     Side 0 is the match's home line, side 1 the away line. ``source`` (e.g. a record id) is kept
-    in the change log.
+    in the change log; ``submission`` links the version to the record it comes from.
     """
     with transaction.atomic():
         locked = _lock(match)
         _check_lines(locked)
         decision = decision_from_verdict(locked, verdict)
-        stored = _store(
-            locked, decision, user=user, action="result.verified", source=source or "engine"
+        saved = _save_version(
+            locked,
+            sheet=sheet_of(decision),
+            source=ResultSource.RECORD,
+            user=user,
+            submission=submission,
+            label=source or "engine",
         )
-    _copy_state(stored, match)
-    return match
+    _copy_state(locked, match)
+    return saved
 
 
-def delete_result(match, *, user=None):
-    """Remove a match's result; refuse if a later knock-out match already has its own result."""
+def delete_result(
+    match,
+    *,
+    user=None,
+    reason="",
+    based_on=UNCHECKED,
+    source=ResultSource.DESK,
+    reason_required=False,
+):
+    """Remove a match's result (a version with no sheet comes into force); refuse if a later
+    knock-out match already has its own result."""
     with transaction.atomic():
         locked = _lock(match)
         if locked.round.stage.status == Stage.Status.CLOSED:
@@ -650,41 +940,66 @@ def delete_result(match, *, user=None):
                 _("Stage “%(stage)s” is closed: its results are final.")
                 % {"stage": locked.round.stage.name}
             )
-        if locked.status != Match.Status.DONE or locked.outcome == Outcome.BYE:
-            raise ResultError(_("This match has no result to delete."))
-        for dependent_id, slot in (
-            (locked.next_match_id, locked.next_slot),
-            (locked.loser_next_match_id, locked.loser_next_slot),
-        ):
-            if dependent_id is None:
-                continue
-            dependent = Match.objects.select_for_update().get(pk=dependent_id)
-            if dependent.status == Match.Status.DONE:
-                raise ResultError(
-                    _(
-                        "The result of the later match “%(later)s” depends on this one: delete "
-                        "that result first."
-                    )
-                    % {"later": dependent}
-                )
-            attribute = "home" if slot == Match.Slot.HOME else "away"
-            setattr(dependent, attribute, None)
-            dependent.save(update_fields=[attribute, "updated_at"])
-        previous = {"outcome": locked.outcome, "winner": locked.winner_id}
-        DealResult.objects.filter(match=locked).delete()
-        MatchResult.objects.filter(match=locked).delete()
-        locked.winner = None
-        locked.offender = None
-        locked.outcome = ""
-        locked.status = Match.Status.SCHEDULED
-        locked.save(update_fields=["winner", "offender", "outcome", "status", "updated_at"])
-        changelog.record(
-            locked.round.stage.tournament,
-            "result.deleted",
-            match=locked,
+        saved = _save_version(
+            locked,
+            sheet=None,
+            source=source,
             user=user,
-            previous=previous,
+            based_on=based_on,
+            reason=reason,
+            reason_required=reason_required,
         )
-        _announce(locked)
     _copy_state(locked, match)
-    return match
+    return saved
+
+
+def _decidable(version_id, *, based_on):
+    """Lock the version's match and return (match, version, current); checks staleness."""
+    match_id = ResultVersion.objects.filter(pk=version_id).values_list("match_id", flat=True)
+    locked = _lock(Match(pk=match_id.get()))
+    version = ResultVersion.objects.select_related("submission").get(pk=version_id)
+    current = in_force(locked)
+    if based_on is not UNCHECKED:
+        seen = _based_on_number(based_on)
+        if seen != (current.number if current else None):
+            raise StaleResult(current)
+    return locked, version, current
+
+
+def accept_version(version, *, user=None, based_on=UNCHECKED, reason=""):
+    """The organizer's (or referee's) decision: this version becomes the result in force.
+
+    For a version awaiting a decision, and also to bring back a rejected or superseded one.
+    """
+    with transaction.atomic():
+        locked, version, current = _decidable(version.pk, based_on=based_on)
+        _check_lines(locked)
+        if version.status == ResultVersion.Status.IN_FORCE:
+            return SavedVersion(version, False)
+        if version.is_removal:
+            raise ResultError(_("A deletion cannot be brought back; delete the result again."))
+        version.decided_by = user if getattr(user, "is_authenticated", False) else None
+        version.decided_at = timezone.now()
+        if reason:
+            version.reason = reason
+        _put_in_force(locked, version, current, user=user, action="result.accepted")
+    return SavedVersion(version, True)
+
+
+def reject_version(version, *, user=None, based_on=UNCHECKED, reason=""):
+    """The organizer's (or referee's) decision: a version awaiting one does not come into
+    force; the result in force stays as it is."""
+    with transaction.atomic():
+        locked, version, _current = _decidable(version.pk, based_on=based_on)
+        if version.status == ResultVersion.Status.REJECTED:
+            return SavedVersion(version, False)
+        if version.status != ResultVersion.Status.AWAITING:
+            raise ResultError(_("Only a version awaiting a decision can be rejected."))
+        version.status = ResultVersion.Status.REJECTED
+        version.decided_by = user if getattr(user, "is_authenticated", False) else None
+        version.decided_at = timezone.now()
+        if reason:
+            version.reason = reason
+        version.save(update_fields=["status", "decided_by", "decided_at", "reason"])
+        _log(locked, "result.rejected", version, user=user)
+    return SavedVersion(version, True)

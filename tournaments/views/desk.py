@@ -19,14 +19,21 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from tournaments import access
 from tournaments.access import Action
-from tournaments.exceptions import ResultError, TournamentError
-from tournaments.models import DealResult, Match, Outcome, Stage, Tournament
+from tournaments.exceptions import ResultError, StaleResult, TournamentError
+from tournaments.models import (
+    DealResult,
+    EndRule,
+    Match,
+    Outcome,
+    ResultVersion,
+    Stage,
+    Tournament,
+)
 from tournaments.views import selectors as sel
 
 logger = logging.getLogger(__name__)
 
 MIN_ROWS = 3
-EXTRA_ROWS = 2
 MAX_ROWS = 40
 
 
@@ -85,6 +92,7 @@ def tournament_desk(request, slug):
         "stages": stages,
         "missing": sel.missing_results(tournament),
         "submissions": sel.submissions_needing_attention(tournament),
+        "decisions": sel.pending_decisions(tournament),
         "changes": _labelled(sel.recent_changes(tournament)),
         **_lifecycle_context(tournament, stages),
         "may": _desk_rights(request.user, tournament),
@@ -116,6 +124,9 @@ def _action_labels():
         "result.entered": _("Result entered"),
         "result.verified": _("Verified record applied"),
         "result.deleted": _("Result deleted"),
+        "result.awaiting": _("Record waiting for a decision"),
+        "result.accepted": _("Version accepted"),
+        "result.rejected": _("Version rejected"),
         "stage.closed": _("Stage closed"),
         "stage.reopened": _("Stage reopened"),
         "bracket.reseeded": _("Knock-out re-seeded from the current standings"),
@@ -458,26 +469,71 @@ def _summary(match):
     }
 
 
-def _try_result(match, deals, outcome, offender, user, *, dry_run, time_expired=False):
-    """Run ``enter_result``; on a dry run, roll everything back. Returns the summary line."""
+def _try_result(match, deals, outcome, offender, user, *, dry_run, time_expired=False, **save):
+    """Run ``save_result``; on a dry run, roll everything back. Returns (summary, created)."""
     from tournaments.services import results
 
     try:
         with transaction.atomic():
-            stored = results.enter_result(
+            saved = results.save_result(
                 match,
                 deals,
                 outcome=outcome,
                 offender=offender,
                 user=user,
                 time_expired=time_expired,
+                **({} if dry_run else save),
             )
-            summary = _summary(Match.objects.prefetch_related("results").get(pk=stored.pk))
+            summary = _summary(Match.objects.prefetch_related("results").get(pk=match.pk))
             if dry_run:
                 raise _DryRun(summary)
     except _DryRun as check:
-        return str(check)
-    return summary
+        return str(check), False
+    return summary, saved.created
+
+
+def _sheet_summary(match, version):
+    """A sentence about one version's result, for showing two versions side by side."""
+    if version is None:
+        return _("No result.")
+    if version.sheet is None:
+        return _("Result deleted.")
+    result = version.sheet["result"]
+    home, away = result["totals"]
+    return _("%(home)s %(hp)d – %(ap)d %(away)s (%(outcome)s, %(deals)d deals).") % {
+        "home": match.home.name if match.home_id else "?",
+        "away": match.away.name if match.away_id else "?",
+        "hp": home,
+        "ap": away,
+        "outcome": Outcome(version.sheet["outcome"]).label,
+        "deals": len(version.sheet["deals"]),
+    }
+
+
+def _default_rows(tournament, categories, knockout):
+    """Deal rows a blank form starts with: enough for the match as the tournament plays it.
+
+    A match to T points takes at most about 2T / p deals, p being the points every deal gives
+    out besides scope (one per category other than scope); over N deals, N rows (and the
+    knock-out's tie-break deals).
+    """
+    if tournament.end_rule == EndRule.DEALS:
+        rows = tournament.end_value + (3 if knockout else 0)
+    else:
+        per_deal = max(1, len([c for c in categories if c != "scope"]))
+        rows = -(-(2 * tournament.end_value - 1) // per_deal)
+    return max(MIN_ROWS, min(rows, MAX_ROWS))
+
+
+def _result_editable(match):
+    """Why a result cannot be entered here (a sentence), or ``""`` when it can."""
+    if match.round.stage.status == Stage.Status.CLOSED:
+        return _("This stage is closed: its results are final and cannot be changed here.")
+    if match.outcome == Outcome.BYE:
+        return _("A bye has no result to enter.")
+    if not (match.home_id and match.away_id):
+        return _("Both lines of this match must be known first.")
+    return ""
 
 
 def _ended_by_time(match, tournament):
@@ -489,36 +545,99 @@ def _ended_by_time(match, tournament):
     return winner is not None and winner.points < tournament.end_value
 
 
+def _decide(request, match, based_on):
+    """Accept or reject the version named in the POST; returns an error sentence or ``""``."""
+    from tournaments.services import results
+
+    version = ResultVersion.objects.filter(
+        match=match, pk=_positive_int(request.POST.get("version"), default=0)
+    ).first()
+    if version is None:
+        return _("No such version of this result.")
+    accept = request.POST["action"] == "accept"
+    decide = results.accept_version if accept else results.reject_version
+    reason = request.POST.get("reason", "").strip()[:2000]
+    decide(version, user=request.user, based_on=based_on, reason=reason)
+    if request.POST["action"] == "accept":
+        messages.success(
+            request, _("Version %(n)d is now the result in force.") % {"n": version.number}
+        )
+    else:
+        messages.success(request, _("Version %(n)d rejected.") % {"n": version.number})
+    return ""
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def enter_result(request, slug, match_id):
-    """Enter or correct a result deal by deal; ``check`` validates without saving (htmx)."""
-    tournament = _desk_tournament(request, slug, Action.ENTER_RESULTS)
+    """Enter, correct or delete a result deal by deal, and decide on versions waiting for the
+    organizer; ``check`` validates without saving (htmx). Every save names the version it was
+    based on, so a save over someone else's newer one is refused (409) and shows both."""
+    from tournaments.services import results
+
+    deciding = request.method == "POST" and request.POST.get("action") in ("accept", "reject")
+    if deciding:
+        tournament = _desk_tournament(request, slug, Action.DECIDE)
+    elif request.method == "POST":
+        tournament = _desk_tournament(request, slug, Action.ENTER_RESULTS)
+    else:  # the page: for those who enter results and for referees who decide on versions
+        tournament = _desk_tournament(request, slug, Action.VIEW_DESK)
+        if not (
+            access.can_manage(request.user, tournament, Action.ENTER_RESULTS)
+            or access.can_manage(request.user, tournament, Action.DECIDE)
+        ):
+            raise PermissionDenied(_("You may not enter or decide results in this tournament."))
     match = sel.desk_match(tournament, match_id)
     categories = _categories(tournament)
     knockout = match.round.stage.kind == Stage.Kind.KNOCKOUT
-    error, summary = "", ""
+    not_editable = _result_editable(match)
+    current = results.in_force(match)
+    error, summary, stale, reason = "", "", None, ""
+    based_on = current.number if current else ""
+    status = 200
     if request.method == "POST":
+        action = request.POST.get("action", "save")
         n_rows = min(_positive_int(request.POST.get("rows"), default=MIN_ROWS), MAX_ROWS)
         rows = _rows_from_post(request.POST, categories, n_rows)
         outcome = request.POST.get("outcome", Outcome.COMPLETED)
         offender_side = request.POST.get("offender", "")
-        dry_run = request.POST.get("action") == "check"
+        dry_run = action == "check"
         time_expired = bool(tournament.time_limit_s and request.POST.get("time_expired"))
+        based_on = request.POST.get("based_on", "")
+        reason = request.POST.get("reason", "").strip()[:2000]
         try:
-            if not (match.home_id and match.away_id):
-                raise ResultError(_("Both lines of this match must be known first."))
-            summary = _try_result(
-                match,
-                _deals_payload(rows),
-                outcome,
-                _offender(match, offender_side),
-                request.user,
-                dry_run=dry_run,
-                time_expired=time_expired,
-            )
+            if not_editable:
+                raise ResultError(not_editable)
+            if action in ("accept", "reject"):
+                error = _decide(request, match, based_on)
+                if not error:
+                    return redirect("desk:match", slug=tournament.slug, match_id=match.pk)
+            elif action == "delete":
+                saved = results.delete_result(
+                    match, user=request.user, reason=reason, based_on=based_on, reason_required=True
+                )
+                if saved.created:
+                    messages.success(request, _("Result deleted."))
+                return redirect("desk:match", slug=tournament.slug, match_id=match.pk)
+            else:
+                summary, created = _try_result(
+                    match,
+                    _deals_payload(rows),
+                    outcome,
+                    _offender(match, offender_side),
+                    request.user,
+                    dry_run=dry_run,
+                    time_expired=time_expired,
+                    based_on=based_on,
+                    reason=reason,
+                    reason_required=True,
+                )
+        except StaleResult as refusal:
+            error, stale = str(refusal), refusal.current
+            status = 409
         except TournamentError as refusal:
             error = str(refusal)
+            status = 400
         if request.headers.get("HX-Request") and dry_run:
             return render(
                 request,
@@ -526,11 +645,14 @@ def enter_result(request, slug, match_id):
                 {"error": error, "summary": summary, "checked": True},
             )
         if not error and not dry_run:
-            messages.success(request, _("Result saved. %(summary)s") % {"summary": summary})
+            if created:
+                messages.success(request, _("Result saved. %(summary)s") % {"summary": summary})
+            else:
+                messages.info(request, _("Nothing changed: this result is already in force."))
             return redirect("desk:match", slug=tournament.slug, match_id=match.pk)
     else:
         existing = DealResult.objects.filter(match=match).values("number").distinct().count()
-        n_rows = max(existing + EXTRA_ROWS, MIN_ROWS)
+        n_rows = max(existing + 1, _default_rows(tournament, categories, knockout))
         n_rows = min(_positive_int(request.GET.get("rows"), default=n_rows), MAX_ROWS)
         rows = _rows_from_db(match, categories, n_rows)
         outcome = match.outcome or Outcome.COMPLETED
@@ -542,12 +664,20 @@ def enter_result(request, slug, match_id):
             else ""
         )
         time_expired = _ended_by_time(match, tournament)
+    versions = sel.match_versions(match)
+    in_force_now = next((v for v in versions if v.status == ResultVersion.Status.IN_FORCE), None)
+    for version in versions:
+        version.summary = _sheet_summary(match, version)
+    if stale is not None or status == 409:
+        # the form keeps the user's entry; the next save is based on what is in force now
+        based_on = in_force_now.number if in_force_now else ""
     context = {
         "tournament": tournament,
         "match": match,
         "rows": rows,
         "n_rows": len(rows),
         "more_rows": min(len(rows) + 2, MAX_ROWS),
+        "max_rows": MAX_ROWS,
         "categories": [(c, _category_label(c)) for c in categories],
         "knockout": knockout,
         "outcome": outcome,
@@ -559,6 +689,14 @@ def enter_result(request, slug, match_id):
         "summary": summary,
         "submissions": sel.match_submissions(match),
         "stage_closed": match.round.stage.status == Stage.Status.CLOSED,
+        "not_editable": not_editable,
+        "versions": versions,
+        "in_force": in_force_now,
+        "in_force_summary": _sheet_summary(match, in_force_now),
+        "awaiting": [v for v in versions if v.status == ResultVersion.Status.AWAITING],
+        "stale": status == 409,
+        "based_on": based_on,
+        "reason": reason,
+        "has_result": match.status == Match.Status.DONE and not match.is_bye,
     }
-    status = 400 if error else 200
     return render(request, "tournaments/desk/match.html", context, status=status)

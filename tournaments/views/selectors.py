@@ -26,6 +26,7 @@ from tournaments.models import (
     LineMember,
     Match,
     MatchResult,
+    ResultVersion,
     Round,
     Stage,
     TieBreak,
@@ -324,13 +325,21 @@ def breakdown_categories(deals, variant=Variant.SCOPA, options=None):
 
 
 def standing_submission(match):
-    """The verified, standing record submission of a match, or None (one query)."""
+    """The verified record whose version is the match's result in force, or None (one query).
+
+    Only then does the public page show a replay: a result entered at the desk over a record
+    makes the record's replay irrelevant.
+    """
     try:
         from games.models import Submission
     except ImportError:  # the games app is not there yet
         return None
     return (
-        Submission.objects.filter(match=match, is_standing=True, state=Submission.State.VERIFIED)
+        Submission.objects.filter(
+            result_versions__match=match,
+            result_versions__status=ResultVersion.Status.IN_FORCE,
+            state=Submission.State.VERIFIED,
+        )
         .only("id", "document", "verdict", "state", "version", "verified_at")
         .first()
     )
@@ -470,8 +479,9 @@ def submissions_needing_attention(tournament, limit=200):
                     Submission.State.ERROR,
                 ]
             )
-            | Q(needs_decision=True)
+            | Q(result_versions__status=ResultVersion.Status.AWAITING)
         )
+        .distinct()
         .select_related("match__home", "match__away", "match__round", "submitter")
         .defer("document", "verdict")
         .order_by("-submitted_at", "-id")[:limit]
@@ -522,4 +532,24 @@ def match_submissions(match):
         .select_related("submitter")
         .defer("document")
         .order_by("-version")
+    )
+
+
+def match_versions(match):
+    """Every version of a match's result, newest first, with who made and decided it."""
+    return list(
+        ResultVersion.objects.filter(match=match)
+        .select_related("author", "decided_by", "based_on", "submission")
+        .order_by("-number")
+    )
+
+
+def pending_decisions(tournament, limit=200):
+    """Versions waiting for the organizer's decision (oldest first: first come, first decided)."""
+    return list(
+        ResultVersion.objects.filter(
+            match__round__stage__tournament=tournament, status=ResultVersion.Status.AWAITING
+        )
+        .select_related("match__home", "match__away", "match__round__stage", "author")
+        .order_by("created_at", "id")[:limit]
     )
