@@ -127,6 +127,8 @@ def kwargs_for(name, args, side, shared):
             values[arg] = getattr(side, arg[: -len("_id")]).pk
         elif arg == "role_id":
             values[arg] = side.role.pk
+        elif arg in ("endpoint_id", "delivery_id"):
+            values[arg] = getattr(side, arg[: -len("_id")]).pk
         elif arg == "pk" and _is_admin(name):
             obj = side.match if "enter_result" in name else side.tournament
             values[arg] = obj.pk

@@ -59,6 +59,8 @@ class Side:
     change: ChangeLog
     role: TournamentRole
     submission: object
+    endpoint: object = None  # a webhook endpoint and one of its deliveries
+    delivery: object = None
     by_model: dict = field(default_factory=dict)
 
 
@@ -86,6 +88,12 @@ def _side(tournament, role, submitter):
         change=ChangeLog.objects.filter(tournament=tournament).order_by("id").first(),
         role=role,
         submission=submission,
+    )
+    from webhooks.models import Delivery, Endpoint
+
+    side.endpoint = Endpoint.objects.create(tournament=tournament, url="https://example.org/hook")
+    side.delivery = Delivery.objects.create(
+        endpoint=side.endpoint, tournament=tournament, event="result.in_force", body="{}"
     )
     side.by_model = {
         "tournament": tournament,
