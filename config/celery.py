@@ -34,16 +34,33 @@ class KeepConnectionsFixup(DjangoWorkerFixup):
                 conn.close()
 
 
-def install_connection_fixup(celery_app: Celery) -> None:
-    for fixup in celery_app._fixups or ():
-        if isinstance(fixup, DjangoFixup):
-            fixup.worker_fixup = KeepConnectionsFixup(celery_app)
+class KeepConnectionsDjangoFixup(DjangoFixup):
+    """Celery's Django fixup with :class:`KeepConnectionsFixup` for the worker side.
+
+    The worker side is built when a worker first needs it, not when this module is imported:
+    building it reads the settings, and ``config.wsgi``/``config.asgi`` must set
+    ``SCOPA_ENTRY_POINT`` before the settings load (they refuse a server without SECRET_KEY).
+    """
+
+    @property
+    def worker_fixup(self) -> DjangoWorkerFixup:
+        if self._worker_fixup is None:
+            self._worker_fixup = KeepConnectionsFixup(self.app)
+        return self._worker_fixup
+
+    @worker_fixup.setter
+    def worker_fixup(self, value: DjangoWorkerFixup) -> None:
+        self._worker_fixup = value
 
 
-app = Celery("scopa")
+def keep_connections_fixup(celery_app: Celery) -> DjangoFixup:
+    """The app's Django fixup (named in ``Celery(fixups=...)`` instead of Celery's own)."""
+    return KeepConnectionsDjangoFixup(celery_app).install()
+
+
+app = Celery("scopa", fixups=["config.celery:keep_connections_fixup"])
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
-install_connection_fixup(app)
 
 # `celery beat` re-enqueues submissions left pending (see games.tasks.sweep_pending), so a broker
 # outage delays verification but loses nothing; the rating sweep rates whatever results in force

@@ -253,7 +253,9 @@ def test_no_english_left_on_italian_desk_and_admin_pages(italian_admin, it_catal
     from django.urls import reverse
 
     client, tournament = italian_admin
-    tournament.organizers.add(tournament.organizers.model.objects.get(username="capo"))
+    from django.contrib.auth import get_user_model
+
+    tournament.organizers.add(get_user_model().objects.get(username="capo"))
     english = _english_msgids(it_catalog)
     round_ = tournament.stages.get(order=1).rounds.first()
     line = tournament.entries.first().line

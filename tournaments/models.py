@@ -916,6 +916,9 @@ class RoleHolders:
     def exists(self):
         return self._users().exists()
 
+    def first(self):
+        return self._users().order_by("pk").first()
+
     def __iter__(self):
         return iter(self._users())
 

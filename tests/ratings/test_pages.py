@@ -110,11 +110,21 @@ def test_leaderboard_opens_on_a_pool_that_has_players(client):
     from ratings.models import Rating
     from ratings.services.queries import MIN_GAMES
     from tournaments.models import Player
+    from tournaments.services import entries, presets, vp
 
+    # players are shown through a public tournament they play in (the access policy)
+    vp.load_default_tables()
+    tournament = presets.create_tournament_from_preset(
+        "valliadi-21-un-ora", name="Valliadi", start_date=timezone.localdate(), stages=[]
+    )
+    entries.add_lines(
+        tournament,
+        [entries.LineRow(name="Anna e Bruno", players=[("Anna", ""), ("Bruno", "")], row_number=1)],
+    )
     for name in ("Anna", "Bruno"):
         Rating.objects.create(
             pool="pairs",
-            player=Player.objects.create(name=name),
+            player=Player.objects.get(name=name),
             mu=25.0,
             sigma=5.0,
             games=MIN_GAMES + 1,

@@ -57,7 +57,8 @@ def test_regenerating_a_stage_whose_matches_have_records_is_refused():
     before = list(Match.objects.filter(round__stage=stage).values_list("pk", flat=True))
     response = client.post(f"/api/v1/stages/{stage.pk}/generate/", {"replace": True}, format="json")
     assert response.status_code == 400, response.content
-    assert "records" in response.json()["error"]["message"]
+    # the sentence (Italian by default) says why: records were sent for its matches
+    assert "referti" in response.json()["error"]["message"]
     assert list(Match.objects.filter(round__stage=stage).values_list("pk", flat=True)) == before
     assert Round.objects.filter(stage=stage).count() == 1
 

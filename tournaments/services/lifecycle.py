@@ -50,9 +50,10 @@ def sync_status(tournament) -> str:
     """Store the status the stages give (a no-op when it is already right)."""
     status = derived_status(tournament)
     if tournament.status != status:
-        Tournament.objects.filter(pk=tournament.pk).update(status=status)
         logger.info("tournament %s: status %s -> %s", tournament.pk, tournament.status, status)
         tournament.status = status
+        # save(), not update(): a finished tournament is announced (webhooks watch the save)
+        tournament.save(update_fields=["status", "updated_at"])
     return status
 
 
