@@ -22,13 +22,6 @@ logger = logging.getLogger(__name__)
 MAX_TIEBREAKS = len(TieBreak.choices)
 
 
-def may_create_tournament(user):
-    """Who may open the wizard: the access policy's rule for creating a tournament."""
-    from tournaments import access
-
-    return access.can_create_tournament(user)
-
-
 # --------------------------------------------------------------------------- rule options
 
 

@@ -68,13 +68,11 @@ def _desk_rights(user, tournament):
 
 @login_required
 def desk_home(request):
-    from tournaments.desk_forms import may_create_tournament
-
     tournaments = sel.organized_tournaments(request.user)
     return render(
         request,
         "tournaments/desk/home.html",
-        {"tournaments": tournaments, "may_create": may_create_tournament(request.user)},
+        {"tournaments": tournaments, "may_create": access.can_create_tournament(request.user)},
     )
 
 

@@ -16,13 +16,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
+from tournaments import access
 from tournaments.access import Action
 from tournaments.desk_forms import (
     EditLineForm,
     ImportLinesForm,
     LineForm,
     TournamentWizardForm,
-    may_create_tournament,
 )
 from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.models import Entry, Match, Round, Stage
@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 @require_http_methods(["GET", "POST"])
 def new_tournament(request):
     """Create a tournament from a preset, with every rule as a real form field."""
-    if not may_create_tournament(request.user):
+    if not access.can_create_tournament(request.user):
         raise Http404("No such page")
     preset_slug = request.POST.get("preset") or request.GET.get("preset") or ""
     if request.method == "POST" and request.POST.get("action") != "preset":
