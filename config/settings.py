@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "ratings",
     "webhooks",
     "live",
+    "scoresheets",
 ]
 
 MIDDLEWARE = [

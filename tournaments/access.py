@@ -123,6 +123,21 @@ def plays_in(user, match: Match) -> bool:
     return LineMember.objects.filter(line_id__in=lines, player__user=user).exists()
 
 
+def link_may_act(link, match: Match) -> bool:
+    """Whether a private link (``scoresheets.models.PrivateLink``) may act on ``match``.
+
+    A link is not a user: it grants nothing but its own line's side of its own line's matches
+    (all of them in its tournament, or the one match it was printed for), while it is live.
+    """
+    if link is None or link.revoked_at is not None or match is None:
+        return False
+    if link.line_id not in (match.home_id, match.away_id):
+        return False
+    if link.match_id is not None and link.match_id != match.pk:
+        return False
+    return match.round.stage.tournament_id == link.tournament_id
+
+
 def can_submit_record(user, match: Match) -> bool:
     """A match's record is submitted by its own players, by whoever enters results, and by
     whoever decides disputed records."""

@@ -261,6 +261,14 @@ class Tournament(models.Model):
         validators=[MinValueValidator(1)],
     )
     time_limit_s = models.PositiveIntegerField(_("time limit (seconds)"), null=True, blank=True)
+    countersign_minutes = models.PositiveSmallIntegerField(
+        _("time to countersign (minutes)"),
+        default=10,
+        help_text=_(
+            "A result the players report from their phones that the other side neither accepts "
+            "nor disputes within this time goes to the referee."
+        ),
+    )
     vp_table = models.ForeignKey(
         VPTable,
         on_delete=models.PROTECT,

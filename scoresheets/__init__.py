@@ -1,0 +1,1 @@
+"""At the table: private links, the players' phone score sheets and countersigning."""

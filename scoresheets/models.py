@@ -1,0 +1,160 @@
+"""Private links and the players' own reports of a match (docs/at-the-table.md).
+
+A :class:`PrivateLink` lets one line act at the table without an account: on all of its
+matches in a tournament (the line's card) or on one match (its side of a printed table card).
+A :class:`TableReport` is one side's score sheet for a match, from first deal typed to the other
+side's answer; the sheet it submits is a ``ResultVersion`` of source "players", so precedence and
+the change log are the result service's (``tournaments.services.results``).
+"""
+
+import secrets
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from tournaments.models import Line, Match, ResultVersion, Tournament
+
+
+def new_token() -> str:
+    """A URL-safe secret of 128 bits: unguessable, short enough for a QR code."""
+    return secrets.token_urlsafe(16)
+
+
+class PrivateLink(models.Model):
+    token = models.CharField(_("token"), max_length=43, unique=True, default=new_token)
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="private_links",
+        verbose_name=_("tournament"),
+    )
+    line = models.ForeignKey(
+        Line, on_delete=models.CASCADE, related_name="private_links", verbose_name=_("line")
+    )
+    match = models.ForeignKey(
+        Match,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="private_links",
+        verbose_name=_("match"),
+        help_text=_("Empty: the link serves all of the line's matches in the tournament."),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("revoked by"),
+    )
+
+    class Meta:
+        verbose_name = _("private link")
+        verbose_name_plural = _("private links")
+        ordering = ["tournament", "line", "match", "-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "line"],
+                condition=Q(revoked_at__isnull=True, match__isnull=True),
+                name="one_live_line_link",
+            ),
+            models.UniqueConstraint(
+                fields=["line", "match"],
+                condition=Q(revoked_at__isnull=True, match__isnull=False),
+                name="one_live_match_link",
+            ),
+        ]
+
+    def __str__(self):
+        scope = f"match {self.match_id}" if self.match_id else "all matches"
+        return f"{self.line} ({scope})"
+
+    @property
+    def is_live(self) -> bool:
+        return self.revoked_at is None
+
+
+class TableReport(models.Model):
+    """One side's score sheet for a match and the other side's answer to it."""
+
+    class State(models.TextChoices):
+        DRAFT = "draft", _("Being entered")
+        AWAITING = "awaiting", _("Awaiting the other side")
+        ACCEPTED = "accepted", _("Accepted by both sides")
+        DISPUTED = "disputed", _("Disputed")
+        EXPIRED = "expired", _("Not answered in time")
+        DECIDED = "decided", _("Decided by the referee")
+        SUPERSEDED = "superseded", _("Superseded")
+
+    OPEN_STATES = (State.DRAFT, State.AWAITING)
+    FOR_REFEREE = (State.DISPUTED, State.EXPIRED)
+
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="table_reports", verbose_name=_("match")
+    )
+    side = models.CharField(_("side"), max_length=4, choices=Match.Slot.choices)
+    link = models.ForeignKey(
+        PrivateLink,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="reports",
+        verbose_name=_("link"),
+    )
+    state = models.CharField(_("state"), max_length=12, choices=State.choices, default=State.DRAFT)
+    deals = models.JSONField(_("deals typed"), default=list, blank=True)
+    client_key = models.UUIDField(
+        _("submission key"),
+        default=uuid.uuid4,
+        help_text=_(
+            "Sent by the phone with each submission, so a resubmission stores nothing twice."
+        ),
+    )
+    version = models.OneToOneField(
+        ResultVersion,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="table_report",
+        verbose_name=_("submitted version"),
+    )
+    counter_version = models.ForeignKey(
+        ResultVersion,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("other side's version"),
+    )
+    submitted_at = models.DateTimeField(_("submitted at"), null=True, blank=True)
+    answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
+    answer_comment = models.TextField(_("other side's comment"), blank=True)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("table report")
+        verbose_name_plural = _("table reports")
+        ordering = ["match", "-updated_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["match", "client_key"], name="unique_table_report_submission"
+            ),
+        ]
+        indexes = [models.Index(fields=["match", "state"])]
+
+    def __str__(self):
+        return f"{self.match_id} {self.side} ({self.get_state_display()})"

@@ -1,0 +1,1 @@
+"""The ORM layer of the score sheets at the table."""
