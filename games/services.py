@@ -15,8 +15,8 @@ from functools import partial
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Count, F, Max, Q, Sum, TextField
-from django.db.models.functions import Cast, Coalesce, Length
+from django.db.models import Count, F, Func, IntegerField, Max, Q, Sum, TextField
+from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -129,11 +129,30 @@ def _check_storable_text(document) -> None:
             stack.extend(node)
 
 
+class OctetLength(Func):
+    """The size of a text in bytes (UTF-8), not characters: the caps speak of bytes."""
+
+    function = "OCTET_LENGTH"
+    output_field = IntegerField()
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        return self.as_sql(
+            compiler, connection, template="LENGTH(CAST(%(expressions)s AS BLOB))", **extra_context
+        )
+
+
+def stored_record_bytes(match: Match) -> tuple[int, int]:
+    """How many record versions ``match`` keeps, and their JSON text's size in bytes."""
+    stored = Submission.objects.filter(match=match).aggregate(
+        n=Count("pk"), size=Coalesce(Sum(OctetLength(Cast("document", TextField()))), 0)
+    )
+    return stored["n"], stored["size"]
+
+
 def _check_match_caps(match: Match, document: dict) -> None:
     """Refuse a new version beyond the per-match caps (versions: 429, total size: 413)."""
-    stored = Submission.objects.filter(match=match).aggregate(
-        n=Count("pk"), size=Coalesce(Sum(Length(Cast("document", TextField()))), 0)
-    )
+    n, size_stored = stored_record_bytes(match)
+    stored = {"n": n, "size": size_stored}
     if stored["n"] >= MAX_VERSIONS_PER_MATCH:
         raise TooManyVersions(
             _(
@@ -142,7 +161,7 @@ def _check_match_caps(match: Match, document: dict) -> None:
             )
             % {"n": stored["n"]}
         )
-    size = len(json.dumps(document, ensure_ascii=False))
+    size = len(json.dumps(document, ensure_ascii=False).encode())
     if stored["size"] + size > MAX_BYTES_PER_MATCH:
         raise RecordTooLarge(
             _(

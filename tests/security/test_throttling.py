@@ -187,3 +187,18 @@ def test_bytes_per_match_are_capped(monkeypatch):
     assert refused.status_code == 413
     assert refused.json()["error"]["code"] == "match_records_too_large"
     assert Submission.objects.filter(match=match).count() == 2
+
+
+def test_bytes_per_match_count_bytes_not_characters():
+    """A record written in accented text takes more bytes than characters; the cap is bytes."""
+    organizer = factories.user("org-utf8", is_staff=True)
+    tournament = factories.tournament(lines=3, organizer=organizer)
+    match = factories.matches(tournament)[0]
+    document = factories.record(tournament, seed=1)
+    document["note"] = "è€" * 1000  # 2 + 3 bytes per pair of characters
+    Submission.objects.create(
+        match=match, version=1, document=document, content_hash="x" * 64, submitter=organizer
+    )
+    n, size = services.stored_record_bytes(match)
+    assert n == 1
+    assert size >= len(json.dumps(document, ensure_ascii=False).encode())
