@@ -115,6 +115,11 @@ def can_create_tournament(user) -> bool:
     return _authenticated(user) and user.has_perm("tournaments.add_tournament")
 
 
+def can_manage_site(user) -> bool:
+    """Site-wide settings that span tournaments (webhooks for every public tournament)."""
+    return _is_superuser(user)
+
+
 def plays_in(user, match: Match) -> bool:
     """Whether ``user`` is a player (``Player.user``) of one of the match's two lines."""
     if not _authenticated(user):

@@ -5,14 +5,17 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from tournaments.access import can_manage_site
 from webhooks import network, services
 from webhooks.exceptions import WebhookURLError
 from webhooks.models import Delivery, Endpoint
 
 
 class SuperuserOnly(admin.ModelAdmin):
+    """Site-wide endpoints: the access policy's ``can_manage_site`` decides."""
+
     def has_module_permission(self, request):
-        return request.user.is_active and request.user.is_superuser
+        return can_manage_site(request.user)
 
     def has_view_permission(self, request, obj=None):
         return self.has_module_permission(request)
