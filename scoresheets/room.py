@@ -82,9 +82,9 @@ def _current_reports(match_ids) -> dict[int, list[TableReport]]:
     return reports
 
 
-def _versions(match_ids) -> tuple[set[int], dict[int, set[int]]]:
-    """Matches with a result in force, and the awaiting versions of each match by id."""
-    in_force: set[int] = set()
+def _versions(match_ids) -> tuple[dict[int, int], dict[int, set[int]]]:
+    """The version in force of each match that has a result, and its awaiting versions."""
+    in_force: dict[int, int] = {}
     awaiting: dict[int, set[int]] = {}
     rows = ResultVersion.objects.filter(
         match_id__in=match_ids,
@@ -93,13 +93,25 @@ def _versions(match_ids) -> tuple[set[int], dict[int, set[int]]]:
     for pk, match_id, status, removal in rows:
         if status == ResultVersion.Status.IN_FORCE:
             if not removal:
-                in_force.add(match_id)
+                in_force[match_id] = pk
         else:
             awaiting.setdefault(match_id, set()).add(pk)
     return in_force, awaiting
 
 
+def _awaiting_report(open_reports, in_force):
+    """The report waiting for the other side's answer, unless a result from elsewhere (the
+    desk, a platform) is in force: then that result stands and the report is only history."""
+    for report in open_reports:
+        if report.state != TableReport.State.AWAITING:
+            continue
+        if in_force is None or in_force == report.version_id:
+            return report
+    return None
+
+
 def _state_of(match, reports, in_force, awaiting, countersign, now) -> TableState:
+    """``in_force``: the id of the match's version in force (``None``: no result)."""
     state = TableState(
         match_id=match.pk,
         table_number=match.table_number,
@@ -125,14 +137,13 @@ def _state_of(match, reports, in_force, awaiting, countersign, now) -> TableStat
     elif undecided:
         state.state = RoomState.DISPUTED
         state.detail = Detail.DECISION
-    elif match.pk in in_force or match.status == Match.Status.DONE:
-        state.state = RoomState.IN_FORCE
-    elif any(r.state == TableReport.State.AWAITING for r in open_reports):
-        report = next(r for r in open_reports if r.state == TableReport.State.AWAITING)
+    elif (waiting := _awaiting_report(open_reports, in_force)) is not None:
         state.state = RoomState.AWAITING
-        state.since = report.submitted_at or report.updated_at
-        state.report_id = report.pk
+        state.since = waiting.submitted_at or waiting.updated_at
+        state.report_id = waiting.pk
         state.overdue = state.since is not None and now - state.since > countersign
+    elif in_force is not None or match.status == Match.Status.DONE:
+        state.state = RoomState.IN_FORCE
     elif open_reports or match.status == Match.Status.IN_PROGRESS:
         state.state = RoomState.ENTERING
         if open_reports:
@@ -158,7 +169,14 @@ def room_states(round_, *, now: datetime | None = None) -> list[TableState]:
     tournament = round_.stage.tournament
     countersign = timedelta(minutes=tournament.countersign_minutes)
     return [
-        _state_of(m, reports.get(m.pk, []), in_force, awaiting.get(m.pk, set()), countersign, now)
+        _state_of(
+            m,
+            reports.get(m.pk, []),
+            in_force.get(m.pk),
+            awaiting.get(m.pk, set()),
+            countersign,
+            now,
+        )
         for m in matches
     ]
 
