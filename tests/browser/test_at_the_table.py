@@ -6,12 +6,14 @@ the room with a table for the referee) and saves the screenshots of docs/at-the-
 are inline SVG with presentation attributes only.
 """
 
+import os
+
 import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
 from scoresheets.models import TableReport
-from tests.browser.conftest import save_screenshot
+from tests.browser.conftest import SCREENSHOTS, save_screenshot
 from tests.tournaments.conftest import RR, make_tournament
 from tournaments.models import Match
 from tournaments.services import schedule
@@ -37,6 +39,13 @@ def _logged_in_page(page_factory, live_server, user):
     return page
 
 
+def _save_part(locator, name):
+    """Like ``save_screenshot``, of one element (a printed page is long)."""
+    if os.environ.get("SAVE_SCREENSHOTS") == "1":
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        locator.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+
+
 def _no_csp_violation(page):
     assert page.evaluate("window.__csp") == [], page.url
 
@@ -60,7 +69,9 @@ def test_links_cards_and_the_room(transactional_db, live_server, page_factory):
     page.goto("/desk/circolo/links/cards/")
     assert page.locator(".line-card svg.qr").count() == 8
     _no_csp_violation(page)
-    save_screenshot(page, "at-the-table-line-cards")
+    page.emulate_media(media="print")
+    _save_part(page.locator(".line-cards"), "at-the-table-line-cards")
+    page.emulate_media(media="screen")
 
     round_ = stage.rounds.get(number=1)
     page.goto(f"/desk/circolo/round/{round_.pk}/print/")
@@ -68,7 +79,7 @@ def test_links_cards_and_the_room(transactional_db, live_server, page_factory):
         page.locator("form[action$='/cards/prepare/'] button").click()
     assert page.locator(".table-card svg.qr").count() == 8  # four tables, one code per side
     _no_csp_violation(page)
-    save_screenshot(page, "at-the-table-table-cards")
+    _save_part(page.locator(".table-card").first, "at-the-table-table-card")
 
     first, second, third, _ = Match.objects.filter(round=round_).order_by("table_number", "pk")
     TableReport.objects.create(match=first, side="home", state=TableReport.State.DRAFT)
