@@ -19,8 +19,8 @@ from django.views.decorators.http import require_POST, require_safe
 
 from scoresheets import room
 from scoresheets.addresses import referee_url
-from scoresheets.models import PrivateLink
 from scoresheets.cards import card
+from scoresheets.models import PrivateLink
 from scoresheets.services import links
 from tournaments.access import Action
 from tournaments.models import Entry, Match, Round, Stage

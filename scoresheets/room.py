@@ -191,6 +191,4 @@ def counts(states: list[TableState]) -> list[tuple[RoomState, int]]:
 
 def referee_first(states: list[TableState]) -> list[TableState]:
     """The tables for the referee first, then the others, each by table number."""
-    return sorted(
-        states, key=lambda t: (not t.for_referee, t.table_number or 0, t.match_id)
-    )
+    return sorted(states, key=lambda t: (not t.for_referee, t.table_number or 0, t.match_id))

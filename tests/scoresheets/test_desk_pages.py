@@ -44,7 +44,10 @@ def test_links_page_shows_each_line_with_address_and_qr(running, people, first_m
     assert 'style="' not in html.split("<svg", 1)[1].split("</svg>", 1)[0]  # CSP: no inline style
     # a scorer sees the links but gets no button to change them
     assert _url("room:reissue", running) not in html
-    assert _url("room:reissue", running) in _client(organizer).get(_url("room:links", running)).content.decode()
+    assert (
+        _url("room:reissue", running)
+        in _client(organizer).get(_url("room:links", running)).content.decode()
+    )
 
 
 def test_changing_links_needs_a_post_with_csrf_and_the_right_to_manage_entries(

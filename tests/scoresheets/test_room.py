@@ -79,7 +79,9 @@ def test_a_result_in_force_stands_over_reports_and_a_rival_version_needs_the_ref
     results.save_result(desk, deals((4, 1), (4, 2), (3, 1)))
     _report(desk, TableReport.State.DRAFT)
     # the players' own sheet came into force but the other side has not answered yet
-    version = results.save_result(players_own, deals((4, 2), (4, 2), (3, 2)), source="players").version
+    version = results.save_result(
+        players_own, deals((4, 2), (4, 2), (3, 2)), source="players"
+    ).version
     assert version.status == ResultVersion.Status.IN_FORCE
     _report(players_own, TableReport.State.AWAITING, version=version)
     # a record that disagrees with the desk's result waits for a decision
