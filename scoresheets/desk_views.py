@@ -27,6 +27,7 @@ from tournaments.models import Entry, Match, Round, Stage
 from tournaments.services import schedule
 from tournaments.views import selectors as sel
 from tournaments.views.desk import _desk_rights, _desk_tournament, login_required
+from tournaments.views.public import _poll_seconds as poll_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -262,6 +263,7 @@ def _room(request, tournament, rounds, *, single):
         "all_rounds": sel.rounds_of(tournament),
         "may": _desk_rights(request.user, tournament),
         "now": now,
+        "poll_seconds": poll_seconds(),
     }
     if request.headers.get("HX-Request"):
         return render(request, "scoresheets/desk/_room.html", context)

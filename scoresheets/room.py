@@ -59,6 +59,8 @@ class TableState:
     report_id: int | None = None
     sides: tuple[str, ...] = field(default_factory=tuple)
     """The sides ("home", "away") that have a report open (draft or awaiting)."""
+    referee_url: str = ""
+    """Filled in by the page for the tables the referee has to look at."""
 
     @property
     def for_referee(self) -> bool:
