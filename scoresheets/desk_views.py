@@ -260,7 +260,9 @@ def _room(request, tournament, rounds, *, single):
         "tournament": tournament,
         "rounds": [_round_view(tournament, r, now) for r in rounds],
         "single": single,
-        "all_rounds": sel.rounds_of(tournament),
+        "all_rounds": Round.objects.filter(stage__tournament=tournament)
+        .select_related("stage")
+        .order_by("stage__order", "number"),
         "may": _desk_rights(request.user, tournament),
         "now": now,
         "poll_seconds": poll_seconds(),

@@ -9,7 +9,9 @@ from django.urls import reverse
 
 from scoresheets.models import PrivateLink, TableReport
 from scoresheets.services import links
+from tests.tournaments.conftest import RR, make_tournament
 from tournaments.models import ChangeLog, Match, Role, TournamentRole
+from tournaments.services import schedule
 
 pytestmark = pytest.mark.django_db
 
@@ -112,6 +114,26 @@ def test_line_cards_print_the_live_links(running, people, first_match):
     assert link.token in page and page.count('class="line-card"') == 1
     one = _client(scorer).get(_url("room:line-cards", running) + f"?line={first_match.away_id}")
     assert 'class="line-card"' not in one.content.decode()
+
+
+def test_room_and_links_queries_do_not_grow_with_tables(django_assert_max_num_queries):
+    tournament = make_tournament(n_lines=16, stages=[RR], name="Grande")
+    stage = tournament.stages.get()
+    schedule.create_groups(stage, 2)
+    schedule.generate_round_robin(stage)
+    organizer = User.objects.create_user("big")
+    tournament.organizers.add(organizer)
+    client = _client(organizer)
+    client.get(_url("room:current", tournament))  # warm the session and caches
+    with django_assert_max_num_queries(16):
+        page = client.get(_url("room:current", tournament))
+    assert page.content.decode().count("room-state-waiting") == 8 + 1  # 8 tables + the count
+    client.post(_url("room:issue", tournament))
+    for match in Match.objects.filter(round__stage=stage, round__number=1):
+        links.link_for(tournament, match.home, match)
+    with django_assert_max_num_queries(12):
+        page = client.get(_url("room:links", tournament))
+    assert page.content.decode().count('class="qr"') == 16
 
 
 def test_room_lists_tables_disputed_first_and_starts_the_round(running, people, first_match):
