@@ -105,6 +105,13 @@ def test_table_cards_get_a_qr_per_side_once_prepared(running, people, first_matc
     assert after.count('class="qr"') == 2 * matches.count()
     home_link = PrivateLink.objects.get(match=first_match, line=first_match.home)
     assert home_link.token in after
+    assert _url("room:reissue", running) not in after  # a scorer prints, does not re-issue
+    # a lost table card: re-issued from the printing page, back to it
+    response = _client(organizer).post(
+        _url("room:reissue", running), {"link": home_link.pk, "next": "print"}
+    )
+    assert response["Location"] == print_url
+    assert home_link.token not in _client(scorer).get(print_url).content.decode()
 
 
 def test_line_cards_print_the_live_links(running, people, first_match):
