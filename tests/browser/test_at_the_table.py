@@ -79,7 +79,9 @@ def test_links_cards_and_the_room(transactional_db, live_server, page_factory):
         page.locator("form[action$='/cards/prepare/'] button").click()
     assert page.locator(".table-card svg.qr").count() == 8  # four tables, one code per side
     _no_csp_violation(page)
+    page.emulate_media(media="print")
     _save_part(page.locator(".table-card").first, "at-the-table-table-card")
+    page.emulate_media(media="screen")
 
     first, second, third, _ = Match.objects.filter(round=round_).order_by("table_number", "pk")
     TableReport.objects.create(match=first, side="home", state=TableReport.State.DRAFT)
