@@ -9,6 +9,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from games.api.schema import RecordSchemaGenerator
 from ratings.urls import api_urlpatterns as ratings_api_urlpatterns
 from ratings.urls import export_urlpatterns as ratings_export_urlpatterns
+from scoresheets.desk_urls import desk_urlpatterns as room_desk_urlpatterns
 from tournaments.urls import desk_urlpatterns, public_urlpatterns
 from webhooks.urls import desk_urlpatterns as webhooks_desk_urlpatterns
 
@@ -37,5 +38,6 @@ urlpatterns = [
     # Organizer's desk and public pages (issue 5); the public pages take the site root, last.
     path("desk/", include((desk_urlpatterns, "desk"))),
     path("desk/", include((webhooks_desk_urlpatterns, "webhooks"))),
+    path("desk/", include((room_desk_urlpatterns, "room"))),
     path("", include((public_urlpatterns, "public"))),
 ]

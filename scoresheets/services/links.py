@@ -12,8 +12,12 @@ logger = logging.getLogger(__name__)
 
 
 def _live(tournament, line, match):
-    return PrivateLink.objects.select_for_update().filter(
-        tournament=tournament, line=line, match=match, revoked_at__isnull=True
+    # No ordering: the model's default orders by the (nullable) match, an outer join that
+    # PostgreSQL refuses to lock (FOR UPDATE on the nullable side of an outer join).
+    return (
+        PrivateLink.objects.select_for_update()
+        .filter(tournament=tournament, line=line, match=match, revoked_at__isnull=True)
+        .order_by()
     )
 
 

@@ -425,3 +425,20 @@ def stage_has_results(stage) -> bool:
     return (
         _stage_has_results(stage) or MatchResult.objects.filter(match__round__stage=stage).exists()
     )
+
+
+def start_round(round_, *, user=None) -> bool:
+    """Start ``round_``'s clock now, once: the projector and the room count from it.
+
+    Whether this call started it (``False`` when it had already started).
+    """
+    from django.utils import timezone
+
+    with transaction.atomic():
+        started = Round.objects.filter(pk=round_.pk, starts_at__isnull=True).update(
+            starts_at=timezone.now()
+        )
+        if started:
+            round_.refresh_from_db(fields=["starts_at"])
+            changelog.record(round_.stage.tournament, "round.started", user=user, round=round_.pk)
+    return bool(started)

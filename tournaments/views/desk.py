@@ -141,6 +141,9 @@ def _action_labels():
         "tournament.created": _("Tournament created"),
         "role.granted": _("Role granted"),
         "role.revoked": _("Role revoked"),
+        "round.started": _("Round started"),
+        "link_issued": _("Private link issued"),
+        "link_revoked": _("Private link revoked"),
     }
 
 
@@ -291,6 +294,9 @@ def print_round(request, slug, round_id):
         for match in matches:
             match.home_next = next_seats.get(match.home_id)
             match.away_next = next_seats.get(match.away_id)
+    from scoresheets.cards import attach_table_card_links
+
+    missing_links = attach_table_card_links(request, tournament, matches)
     return render(
         request,
         "tournaments/desk/print.html",
@@ -298,6 +304,8 @@ def print_round(request, slug, round_id):
             "tournament": tournament,
             "round": round_,
             "matches": matches,
+            "missing_links": missing_links,
+            "may": _desk_rights(request.user, tournament),
             "categories": [(c, _category_label(c)) for c in categories],
             "sheet_rows": range(
                 1, 8 if tournament.end_rule == "target" else tournament.end_value + 4

@@ -11,7 +11,6 @@ import logging
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
@@ -26,7 +25,7 @@ from tournaments.desk_forms import (
 )
 from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.models import Entry, Match, Round, Stage
-from tournaments.services import entries, lifecycle, presets
+from tournaments.services import entries, lifecycle, presets, schedule
 from tournaments.views import selectors as sel
 from tournaments.views.desk import _desk_tournament, login_required
 
@@ -330,10 +329,8 @@ def round_projector(request, slug, round_id):
     tournament, round_, matches = _round_context(request, slug, round_id)
     if request.method == "POST":
         _desk_tournament(request, slug, Action.RUN_STAGES)  # starting the clock runs the round
-        if request.POST.get("action") == "start" and round_.starts_at is None:
-            Round.objects.filter(pk=round_.pk, starts_at__isnull=True).update(
-                starts_at=timezone.now()
-            )
+        if request.POST.get("action") == "start":
+            schedule.start_round(round_, user=request.user)
         return redirect("desk:projector", slug=tournament.slug, round_id=round_.pk)
     played = [m for m in matches if m.home_id and m.away_id]
     complete = bool(played) and all(m.status == Match.Status.DONE for m in played)
