@@ -12,7 +12,17 @@ from ratings.services.importer import import_document
 from tests.pages.factories import play_stage, winning_deals
 from tournaments.algorithms import mitchell
 from tournaments.exceptions import PairingError
-from tournaments.models import Entry, GroupMember, Match, MatchResult, Outcome, Round, Stage
+from tournaments.models import (
+    ChangeLog,
+    Entry,
+    GroupMember,
+    Match,
+    MatchResult,
+    Outcome,
+    ResultVersion,
+    Round,
+    Stage,
+)
 from tournaments.services import pairing, results, schedule
 from tournaments.services.standings import stage_standings
 
@@ -122,6 +132,46 @@ def test_withdrawal_takes_effect_from_the_next_round_and_late_entry_gets_missed_
     assert member.joined_round == 2
     missed = MatchResult.objects.get(match__round__number=1, line_id=late.line_id)
     assert missed.vp == 10
+
+
+def test_byes_are_result_versions_of_the_bye_source_and_flag_no_round(
+    django_capture_on_commit_callbacks,
+):
+    tournament = make_tournament(n_lines=5)
+    stage = _stage(
+        tournament, late_entry_until_round=3, bye_scoring=Stage.ByeScoring.SET_VP, bye_vp=11
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        first = pairing.pair_next_round(stage)
+    bye = first.matches.get(outcome=Outcome.BYE)
+    version = results.in_force(bye)
+    assert version.source == "bye" and version.sheet["outcome"] == Outcome.BYE
+    assert ChangeLog.objects.filter(match=bye, action="result.bye").count() == 1
+    assert MatchResult.objects.get(match=bye).vp == 11
+    play_stage(stage)
+    with django_capture_on_commit_callbacks(execute=True):
+        pairing.pair_next_round(stage)
+    play_stage(stage)
+    from tournaments.services import entries
+
+    entries.add_lines(
+        tournament,
+        [entries.LineRow(name="Tardiva", players=[("Ultima Giunta", "")], row_number=99)],
+    )
+    late = Entry.objects.get(tournament=tournament, line__name="Tardiva")
+    with django_capture_on_commit_callbacks(execute=True):
+        third = pairing.pair_next_round(stage)
+    missed = ResultVersion.objects.filter(
+        match__home_id=late.line_id, match__round__number__lt=3, source="bye"
+    )
+    assert missed.count() == 2
+    assert all(v.status == ResultVersion.Status.IN_FORCE for v in missed)
+    # the missed rounds' byes are part of this draw, not corrections of the earlier rounds
+    assert not Round.objects.filter(stage=stage, needs_review=True).exists()
+    assert third.number == 3
+    # one writer: nobody enters or deletes a bye's result by hand
+    with pytest.raises(results.ResultError):
+        results.delete_result(bye)
 
 
 def test_a_correction_flags_the_next_round_which_can_be_kept_or_paired_again(

@@ -10,8 +10,8 @@ Entries during the event: a check-in list before round 1 (when any line is check
 checked-in lines are drawn); lines entered late join at the next pairing up to the stage's
 ``late_entry_until_round``, with the bye score for each round they missed; a withdrawn line
 (``Entry.withdrawn``) is left out from the next pairing on (Mitchell: its opponent sits out with
-a bye). A bye is a done match without opponent whose score row is written here: it is part of
-the draw, not a result anyone enters.
+a bye). A bye is a match without opponent, part of the draw: its score is a result version from
+the ``bye`` source written by ``tournaments.services.results.save_bye``.
 
 A result of an earlier round that changes once a later round is paired flags that later round
 (``Round.needs_review``); the organizer keeps it or pairs it again while it has no result.
@@ -31,8 +31,7 @@ from django.utils.translation import gettext as _
 
 from tournaments.algorithms import danish, mitchell, swiss
 from tournaments.algorithms import standings as standings_algo
-from tournaments.algorithms import vp as vp_algo
-from tournaments.exceptions import PairingError, TournamentError
+from tournaments.exceptions import PairingError, ResultError
 from tournaments.models import (
     PAIRED_BY_ROUND,
     Entry,
@@ -44,9 +43,8 @@ from tournaments.models import (
     Round,
     Stage,
 )
-from tournaments.services import changelog
-from tournaments.services.standings import _played_matches
-from tournaments.services.vp import vp_table_from_model
+from tournaments.services import changelog, results
+from tournaments.services.standings import played_matches
 from tournaments.signals import match_result_changed
 
 logger = logging.getLogger(__name__)
@@ -107,12 +105,12 @@ def _chain_rows(stages):
     )
     for match in matches:
         match["round__number"] += offset[match["round__stage_id"]]
-    results = list(
+    rows = list(
         MatchResult.objects.filter(match__round__stage_id__in=stage_ids).values(
             "match_id", "line_id", "points", "vp", "mp"
         )
     )
-    return matches, results
+    return matches, rows
 
 
 def open_group(stage) -> Group | None:
@@ -129,11 +127,11 @@ def open_standings(stage, line_ids=None) -> list[OpenStanding]:
             if group
             else []
         )
-    matches, results = _chain_rows(stages)
+    matches, match_results = _chain_rows(stages)
     known = set(line_ids)
     played = [
         m
-        for m in _played_matches(matches, results)
+        for m in played_matches(matches, match_results)
         if m.home in known and (m.away is None or m.away in known)
     ]
     tournament = stage.tournament
@@ -182,30 +180,16 @@ def _pairing_byes(stages) -> dict[int, int]:
 # --------------------------------------------------------------------------- writing
 
 
-def _bye_score(stage):
-    """(VP, MP, won) of a bye as the stage scores it."""
-    if stage.bye_scoring == Stage.ByeScoring.SET_VP and stage.bye_vp is not None:
-        return stage.bye_vp, 0, False
-    try:
-        table = vp_table_from_model(stage.tournament.vp_table)
-    except TournamentError as error:
-        raise PairingError(error.message) from error
-    score = vp_algo.match_score(table, vp_algo.FORFEIT_MARGIN, vp_algo.Outcome.FORFEIT)
-    return score.vp_winner, score.mp_winner, True
-
-
-def _save_bye(stage, round_row, group, line_id):
-    vp, mp, won = _bye_score(stage)
+def _save_bye(stage, round_row, group, line_id, *, user=None):
+    """A bye is a match without opponent whose score the results service writes (source
+    ``bye``), so its version, change log and projection come from the one writer."""
     match = Match.objects.create(
-        round=round_row,
-        group=group,
-        home_id=line_id,
-        away=None,
-        outcome=Outcome.BYE,
-        status=Match.Status.DONE,
-        winner_id=line_id if won else None,
+        round=round_row, group=group, home_id=line_id, away=None, outcome=Outcome.BYE
     )
-    MatchResult.objects.create(match=match, line_id=line_id, points=0, mp=mp, vp=vp, won=won)
+    try:
+        results.save_bye(match, user=user)
+    except ResultError as error:  # a bye worth a forfeit win needs a usable VP table
+        raise PairingError(error.message) from error
     return match
 
 
@@ -284,7 +268,7 @@ def _add_late_entries(stage, group, next_number, user):
     )
     for round_row in Round.objects.filter(stage=stage, number__lt=next_number):
         for line_id in late:
-            _save_bye(stage, round_row, group, line_id)
+            _save_bye(stage, round_row, group, line_id, user=user)
     changelog.record(
         stage.tournament,
         "stage.late_entries",
@@ -342,7 +326,10 @@ def _swiss_pairs(stage, group, playing, next_number):
         if scores.get(line.id) != line.score:  # our standings and the library's input agree
             logger.warning("swiss: line %s score %s vs standings %s", line.id, line.score, scores)
     present = [by_id[line_id] for line_id in playing]
-    bye_vp, _mp, _won = _bye_score(stage)
+    try:
+        bye_vp, _mp, _won = results.bye_score(stage)
+    except ResultError as error:
+        raise PairingError(error.message) from error
     try:
         swiss_round = swiss.pair_swiss(
             present,
@@ -438,7 +425,7 @@ def pair_next_round(stage, *, user=None) -> Round:
             if home is None and away is None:
                 continue
             if home is None or away is None:
-                _save_bye(stage, round_row, group, home or away)
+                _save_bye(stage, round_row, group, home or away, user=user)
                 continue
             matches.append(
                 Match(round=round_row, group=group, home_id=home, away_id=away, table_number=table)
@@ -453,7 +440,7 @@ def pair_next_round(stage, *, user=None) -> Round:
                 Match(round=round_row, group=group, home_id=home, away_id=away, table_number=table)
             )
         if bye is not None:
-            _save_bye(stage, round_row, group, bye)
+            _save_bye(stage, round_row, group, bye, user=user)
     Match.objects.bulk_create(matches, batch_size=500)
     if stage.status == Stage.Status.PENDING:
         stage.status = Stage.Status.RUNNING

@@ -122,6 +122,7 @@ def _action_labels():
         "result.entered": _("Result entered"),
         "result.verified": _("Verified record applied"),
         "result.deleted": _("Result deleted"),
+        "result.bye": _("Bye scored"),
         "result.awaiting": _("Record waiting for a decision"),
         "result.accepted": _("Version accepted"),
         "result.rejected": _("Version rejected"),
