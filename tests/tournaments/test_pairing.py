@@ -261,6 +261,66 @@ def test_mitchell_stage_follows_the_movement_and_cards_say_where_next():
     )
 
 
+def _late_line(tournament, name):
+    from tournaments.services import entries
+
+    entries.add_lines(
+        tournament, [entries.LineRow(name=name, players=[("Ultimo Arrivato", "")], row_number=99)]
+    )
+    return Entry.objects.get(tournament=tournament, line__name=name).line_id
+
+
+def test_mitchell_late_pair_takes_the_empty_east_west_seat_else_is_refused():
+    tournament = make_tournament(n_lines=9)
+    stage = _stage(tournament, kind=Stage.Kind.MITCHELL, late_entry_until_round=2)
+    first = pairing.pair_next_round(stage)
+    assert len(_byes(first)) == 1  # the North-South line facing the empty seat
+    play_stage(stage)
+    late = _late_line(tournament, "Ritardataria")
+    second = pairing.pair_next_round(stage)
+    order = list(
+        pairing.open_group(stage).members.order_by("position").values_list("line_id", flat=True)
+    )
+    assert order[-1] == late and len(order) == 10
+    expected = mitchell.mitchell_round(order, 2, rounds=5)
+    assert {(m.table_number, m.home_id, m.away_id) for m in second.matches.all()} == {
+        (t.table, t.home, t.away) for t in expected
+    }
+    assert not _byes(second), "the late pair fills the empty seat: nobody sits out"
+    missed = MatchResult.objects.get(match__round=first, line_id=late)
+    assert missed.match.outcome == Outcome.BYE
+    play_stage(stage)
+    # a second late pair has no seat left: refused with a message, nothing saved
+    _late_line(tournament, "Seconda ritardataria")
+    stage.late_entry_until_round = 3
+    stage.save()
+    with pytest.raises(PairingError, match="Mitchell"):
+        pairing.pair_next_round(stage)
+    assert Round.objects.filter(stage=stage).count() == 2
+
+
+def test_a_line_with_a_bye_gets_a_table_card_that_says_so(client):
+    from django.contrib.auth.models import User
+    from django.urls import reverse
+    from django.utils import translation
+
+    tournament = make_tournament(n_lines=9)
+    stage = _stage(tournament, kind=Stage.Kind.MITCHELL, rounds_planned=3)
+    round_row = pairing.pair_next_round(stage)
+    bye = round_row.matches.get(outcome=Outcome.BYE)
+    user = User.objects.create_user("direttrice", password="x-pass-12345")
+    tournament.organizers.add(user)
+    client.force_login(user)
+    with translation.override("en"):
+        page = client.get(
+            reverse("desk:print", args=[tournament.slug, round_row.pk]), HTTP_ACCEPT_LANGUAGE="en"
+        ).content.decode()
+    assert "sits out this round" in page
+    card = page[page.index("sits out this round") - 600 :]
+    assert bye.home.name in card
+    assert f"next round: table {bye.table_number}, North-South" in card
+
+
 def test_mixed_event_mitchell_danish_knockout_round_trips_through_the_export():
     tournament = make_tournament(n_lines=48, slug="open-misto")
     mitchell_stage = _stage(
@@ -302,7 +362,9 @@ def test_mixed_event_mitchell_danish_knockout_round_trips_through_the_export():
     rows = pairing.open_standings(danish_stage)
     assert all(row.played + row.byes == 6 for row in rows)
 
+    Entry.objects.filter(tournament=tournament).update(checked_in=True)
     first = build_document(tournament)
+    assert all(line["checked_in"] for line in first["lines"] if line["entered"])
     copy = import_document(json.loads(json.dumps(first)), slug="open-misto-copia")
     again = build_document(copy)
     for doc in (first, again):
@@ -315,3 +377,5 @@ def test_mixed_event_mitchell_danish_knockout_round_trips_through_the_export():
     )
     assert {s["kind"] for s in again["stages"]} == {"mitchell", "danish", "knockout"}
     assert again["stages"][1]["pairing"]["advance_count"] == 8
+    assert again["lines"] == first["lines"]
+    assert Entry.objects.filter(tournament=copy, checked_in=True).count() == 48

@@ -28,6 +28,7 @@ from django.db import transaction
 from django.db.models import F
 from django.dispatch import receiver
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from tournaments.algorithms import danish, mitchell, swiss
 from tournaments.algorithms import standings as standings_algo
@@ -180,11 +181,16 @@ def _pairing_byes(stages) -> dict[int, int]:
 # --------------------------------------------------------------------------- writing
 
 
-def _save_bye(stage, round_row, group, line_id, *, user=None):
+def _save_bye(stage, round_row, group, line_id, *, user=None, table=None):
     """A bye is a match without opponent whose score the results service writes (source
     ``bye``), so its version, change log and projection come from the one writer."""
     match = Match.objects.create(
-        round=round_row, group=group, home_id=line_id, away=None, outcome=Outcome.BYE
+        round=round_row,
+        group=group,
+        home_id=line_id,
+        away=None,
+        outcome=Outcome.BYE,
+        table_number=table,
     )
     try:
         results.save_bye(match, user=user)
@@ -244,21 +250,33 @@ def _ensure_group(stage, user):
 
 
 def _add_late_entries(stage, group, next_number, user):
-    """Late entries join the next round, with the bye score for each round they missed."""
-    if stage.kind == Stage.Kind.MITCHELL:
-        return []
+    """Late entries join the next round, with the bye score for each round they missed.
+
+    With the check-in list in use, a late line joins once it is checked in. A Mitchell movement
+    takes one late pair, and only into the empty East-West seat of a movement with an odd
+    number of lines (it then meets the North-South lines that seat would have faced); anything
+    else would change the movement under the lines already playing it, so it is refused."""
     if stage.late_entry_until_round is None or next_number > stage.late_entry_until_round:
         return []
     members = set(group.members.values_list("line_id", flat=True))
     late = [
-        entry.line_id
-        for entry in Entry.objects.filter(tournament=stage.tournament, withdrawn=False).order_by(
-            "id"
-        )
-        if entry.line_id not in members
+        entry.line_id for entry in _active_entries(stage.tournament) if entry.line_id not in members
     ]
     if not late:
         return []
+    if stage.kind == Stage.Kind.MITCHELL and (len(members) % 2 == 0 or len(late) > 1):
+        raise PairingError(
+            ngettext(
+                "The Mitchell movement has no free seat for the %(n)d late line: a late pair "
+                "can only take the empty East-West seat of a movement with an odd number of "
+                "lines. Withdraw the late entry to pair the round.",
+                "The Mitchell movement has no free seats for %(n)d late lines: a late pair "
+                "can only take the empty East-West seat of a movement with an odd number of "
+                "lines. Withdraw the late entries to pair the round.",
+                len(late),
+            )
+            % {"n": len(late)}
+        )
     last_position = max(group.members.values_list("position", flat=True), default=0)
     GroupMember.objects.bulk_create(
         GroupMember(
@@ -425,7 +443,7 @@ def pair_next_round(stage, *, user=None) -> Round:
             if home is None and away is None:
                 continue
             if home is None or away is None:
-                _save_bye(stage, round_row, group, home or away, user=user)
+                _save_bye(stage, round_row, group, home or away, user=user, table=table)
                 continue
             matches.append(
                 Match(round=round_row, group=group, home_id=home, away_id=away, table_number=table)
