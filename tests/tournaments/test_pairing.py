@@ -199,6 +199,32 @@ def test_a_correction_flags_the_next_round_which_can_be_kept_or_paired_again(
         pairing.repair_round(again)
 
 
+def test_a_correction_in_a_mitchell_round_flags_only_what_reads_the_standings(
+    django_capture_on_commit_callbacks,
+):
+    tournament = make_tournament(n_lines=8)
+    movement = _stage(tournament, kind=Stage.Kind.MITCHELL, rounds_planned=2)
+    first = pairing.pair_next_round(movement)
+    play_stage(movement)
+    second = pairing.pair_next_round(movement)
+    match = first.matches.filter(away__isnull=False).first()
+    with django_capture_on_commit_callbacks(execute=True):
+        results.enter_result(match, winning_deals(1 if match.winner_id == match.home_id else 0, 0))
+    second.refresh_from_db()
+    assert not second.needs_review, "the movement does not depend on the results"
+    play_stage(movement)
+    schedule.close_stage(movement)
+    danish_stage = _stage(tournament, order=2, name="Danese")
+    danish_round = pairing.pair_next_round(danish_stage)
+    from tournaments.services import lifecycle
+
+    lifecycle.reopen_stage(movement)
+    with django_capture_on_commit_callbacks(execute=True):
+        results.enter_result(match, winning_deals(1 if match.winner_id == match.home_id else 0, 0))
+    danish_round.refresh_from_db()
+    assert danish_round.needs_review, "the Danish stage pairs on the Mitchell standings"
+
+
 def test_swiss_pairs_through_the_library_and_our_standings_are_its_input():
     tournament = make_tournament(n_lines=9)
     stage = _stage(tournament, kind=Stage.Kind.SWISS, rounds_planned=4)

@@ -267,9 +267,9 @@ def _add_late_entries(stage, group, next_number, user):
     if stage.kind == Stage.Kind.MITCHELL and (len(members) % 2 == 0 or len(late) > 1):
         raise PairingError(
             ngettext(
-                "The Mitchell movement has no free seat for the %(n)d late line: a late pair "
-                "can only take the empty East-West seat of a movement with an odd number of "
-                "lines. Withdraw the late entry to pair the round.",
+                "The Mitchell movement has no free seat for the late line: a late pair can "
+                "only take the empty East-West seat of a movement with an odd number of lines. "
+                "Withdraw the late entry to pair the round.",
                 "The Mitchell movement has no free seats for %(n)d late lines: a late pair "
                 "can only take the empty East-West seat of a movement with an odd number of "
                 "lines. Withdraw the late entries to pair the round.",
@@ -528,9 +528,12 @@ def flag_later_rounds(sender, match, **kwargs):
     stage = round_row.stage
     if stage.kind not in PAIRED_BY_ROUND:
         return
-    flagged = Round.objects.filter(stage=stage, number__gt=round_row.number).update(
-        needs_review=True
-    )
+    flagged = 0
+    if stage.kind != Stage.Kind.MITCHELL:
+        # a Mitchell movement does not read the standings: its later rounds stay as they are
+        flagged = Round.objects.filter(stage=stage, number__gt=round_row.number).update(
+            needs_review=True
+        )
     later = Stage.objects.filter(
         tournament_id=stage.tournament_id, order__gt=stage.order, kind__in=PAIRED_BY_ROUND
     )
