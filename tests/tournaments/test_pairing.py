@@ -261,6 +261,17 @@ def test_swiss_pairs_through_the_library_and_our_standings_are_its_input():
     assert len(played) == 4 * 4
 
 
+def test_a_swiss_stage_too_large_for_the_dutch_engine_is_refused_before_pairing(monkeypatch):
+    from tournaments.algorithms import swiss
+
+    monkeypatch.setattr(swiss, "MAX_LINES", 4)
+    tournament = make_tournament(n_lines=5)
+    stage = _stage(tournament, kind=Stage.Kind.SWISS)
+    with pytest.raises(PairingError, match="Danish"):
+        pairing.pair_next_round(stage)
+    assert not Round.objects.filter(stage=stage).exists()
+
+
 def test_mitchell_stage_follows_the_movement_and_cards_say_where_next():
     tournament = make_tournament(n_lines=10)
     stage = _stage(tournament, kind=Stage.Kind.MITCHELL, rounds_planned=3, arrow_switch=True)

@@ -308,6 +308,14 @@ def _playing(group):
 
 
 def _swiss_pairs(stage, group, playing, next_number):
+    if len(playing) > swiss.MAX_LINES:
+        raise PairingError(
+            _(
+                "A Swiss stage pairs at most %(max)d lines (this one has %(n)d): the FIDE Dutch "
+                "engine would take minutes per round. Use Danish rounds for a larger open."
+            )
+            % {"max": swiss.MAX_LINES, "n": len(playing)}
+        )
     stages = chain_stages(stage)
     standings = open_standings(stage, [m.line_id for m in group.members.order_by("position")])
     start_numbers = {m.line_id: m.position for m in group.members.all()}
