@@ -261,6 +261,34 @@ def test_swiss_pairs_through_the_library_and_our_standings_are_its_input():
     assert len(played) == 4 * 4
 
 
+def test_a_late_swiss_line_missed_rounds_score_but_are_not_the_draws_byes(monkeypatch):
+    from tournaments.algorithms import swiss
+
+    tournament = make_tournament(n_lines=6)
+    stage = _stage(
+        tournament,
+        kind=Stage.Kind.SWISS,
+        late_entry_until_round=2,
+        bye_scoring=Stage.ByeScoring.SET_VP,
+        bye_vp=10,
+    )
+    pairing.pair_next_round(stage)
+    play_stage(stage)
+    late = _late_line(tournament, "Tardiva svizzera")
+    seen = {}
+    real = swiss.pair_swiss
+
+    def spy(lines, played, **kwargs):
+        seen.update({line.id: line for line in lines})
+        return real(lines, played, **kwargs)
+
+    monkeypatch.setattr(swiss, "pair_swiss", spy)
+    second = pairing.pair_next_round(stage)
+    assert seen[late].score == 10 and seen[late].byes == 0
+    # seven lines now: the draw's bye may go to the late line, and it counts as a bye then
+    assert len(_byes(second)) == 1
+
+
 def test_a_swiss_stage_too_large_for_the_dutch_engine_is_refused_before_pairing(monkeypatch):
     from tournaments.algorithms import swiss
 

@@ -319,6 +319,12 @@ def _swiss_pairs(stage, group, playing, next_number):
     stages = chain_stages(stage)
     standings = open_standings(stage, [m.line_id for m in group.members.order_by("position")])
     start_numbers = {m.line_id: m.position for m in group.members.all()}
+    joined = {
+        (m["group__stage_id"], m["line_id"]): m["joined_round"]
+        for m in GroupMember.objects.filter(group__stage__in=stages).values(
+            "group__stage_id", "line_id", "joined_round"
+        )
+    }
     rounds = []
     for s in stages:
         for round_row in Round.objects.filter(stage=s).order_by("number"):
@@ -329,7 +335,10 @@ def _swiss_pairs(stage, group, playing, next_number):
                 if match.home_id is None:
                     continue
                 if match.away_id is None:
-                    byes.append(match.home_id)
+                    # a late entry's missed round scores like a bye but is not one of the
+                    # draw's: the line may still get the draw's bye later (as in Danish)
+                    if round_row.number >= joined.get((s.pk, match.home_id), 1):
+                        byes.append(match.home_id)
                 else:
                     pairs.append((match.home_id, match.away_id))
                 for result in match.results.all():
