@@ -10,6 +10,9 @@ the standings in a fixed number of queries.
 
 Swiss is measured on its own (smaller) sizes: the library runs repeated maximum-weight
 matchings over the whole field in pure Python, see ``docs/performance.md``.
+``--swiss-weights 20 40`` reports, for those sizes, how many matchings the library runs over 7
+rounds and how wide (in bits) the edge weights it gives them are: a compiled matcher must take
+integers that wide to give the same pairings.
 """
 
 from __future__ import annotations
@@ -69,6 +72,27 @@ def _swiss_history(n_lines: int, seed: int):
     return start, rounds
 
 
+def _swiss_weights(n_lines: int) -> tuple[int, int]:
+    """(matchings run, widest edge weight in bits) while pairing 7 Swiss rounds."""
+    import networkx
+
+    original = networkx.max_weight_matching
+    seen = {"calls": 0, "bits": 0}
+
+    def spy(graph, maxcardinality=False, weight="weight"):
+        seen["calls"] += 1
+        widths = [int(w).bit_length() for _u, _v, w in graph.edges(data=weight, default=1)]
+        seen["bits"] = max([seen["bits"], *widths])
+        return original(graph, maxcardinality=maxcardinality, weight=weight)
+
+    networkx.max_weight_matching = spy  # the library looks it up at each call
+    try:
+        _swiss_history(n_lines, seed=0)
+    finally:
+        networkx.max_weight_matching = original
+    return seen["calls"], seen["bits"]
+
+
 def _cpu(func) -> float:
     started = time.process_time()
     func()
@@ -80,6 +104,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, nargs="*", default=[100, 500, 2000])
     parser.add_argument("--swiss-lines", type=int, nargs="*", default=[40, 100])
     parser.add_argument("--matching-lines", type=int, nargs="*", default=[100, 500])
+    parser.add_argument("--swiss-weights", type=int, nargs="*", default=[])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
 
@@ -124,6 +149,12 @@ def main() -> None:
         print(
             f"swiss  {n_lines:>5} lines: median {statistics.median(times) * 1000:8.1f} ms"
             f"  (best {min(times) * 1000:.1f} ms, {args.runs} runs)"
+        )
+    for n_lines in args.swiss_weights:
+        calls, bits = _swiss_weights(n_lines)
+        print(
+            f"swiss  {n_lines:>5} lines, 7 rounds: {calls} maximum-weight matchings, "
+            f"edge weights up to {bits} bits"
         )
 
 

@@ -33,6 +33,7 @@ SOURCES: tuple[ResultSourceInfo, ...] = (
     ResultSourceInfo("api", pgettext_lazy("result source", "API"), True),
     ResultSourceInfo("import", pgettext_lazy("result source", "Import"), True),
     ResultSourceInfo("forfeit", pgettext_lazy("result source", "Forfeit or withdrawal"), True),
+    ResultSourceInfo("bye", pgettext_lazy("result source", "Bye of the draw"), True),
     ResultSourceInfo("record", pgettext_lazy("result source", "Verified record"), False),
     ResultSourceInfo("players", pgettext_lazy("result source", "Players' own report"), False),
 )

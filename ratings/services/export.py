@@ -289,6 +289,7 @@ def build_document(tournament: Tournament) -> dict:
                 "entered": lid in entry_of,
                 "seed": entry_of[lid].seed if lid in entry_of else None,
                 "withdrawn": entry_of[lid].withdrawn if lid in entry_of else False,
+                "checked_in": entry_of[lid].checked_in if lid in entry_of else False,
             }
             for lid in line_ids
         ],

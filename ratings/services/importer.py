@@ -194,6 +194,7 @@ def _import(doc: dict, slug: str | None) -> Tournament:
                 line=line,
                 seed=data.get("seed"),
                 withdrawn=data.get("withdrawn", False),
+                checked_in=bool(data.get("checked_in", False)),
             )
 
     def line_id(ref):

@@ -61,3 +61,24 @@ def test_flagged_round_is_kept_or_paired_again_through_the_api(api, organizer, d
     assert response.status_code == 201 and response.json()["number"] == 2
     first = Round.objects.get(stage=stage, number=1)
     assert_error(api(organizer).post(f"/api/v1/rounds/{first.pk}/repair/"), 400)
+
+
+def test_entries_show_the_check_in_and_a_refused_late_mitchell_pair_is_a_400(api, organizer, db):
+    from tournaments.models import Entry
+    from tournaments.services import entries, pairing
+
+    t = factories.tournament(lines=6, organizer=organizer)
+    pairing.set_check_in(t, list(t.entries.values_list("line_id", flat=True)))
+    response = api(organizer).get(f"/api/v1/tournaments/{t.pk}/lines/")
+    rows = response.json()["results"] if "results" in response.json() else response.json()
+    assert rows and all(row["checked_in"] is True for row in rows)
+    stage = Stage.objects.create(
+        tournament=t, order=5, name="Mitchell", kind="mitchell", late_entry_until_round=3
+    )
+    assert api(organizer).post(f"/api/v1/stages/{stage.pk}/pair/").status_code == 201
+    play_stage(stage)
+    entries.add_lines(t, [entries.LineRow(name="Tardi", players=[("Tardo", "")], row_number=9)])
+    Entry.objects.filter(tournament=t, line__name="Tardi").update(checked_in=True)
+    # six lines: no empty East-West seat for a late pair
+    error = assert_error(api(organizer).post(f"/api/v1/stages/{stage.pk}/pair/"), 400)
+    assert error["code"] == "pairing_refused" and "Mitchell" in error["message"]

@@ -102,3 +102,27 @@ def test_public_mitchell_stage_ranks_each_direction(client, tournament):
     assert page.status_code == 200
     html = page.content.decode()
     assert "Ranking North-South" in html and "Ranking East-West" in html
+
+
+def test_a_bye_shows_as_a_bye_with_its_version_on_the_public_and_desk_match_pages(
+    client_in, tournament
+):
+    from django.utils import translation
+
+    from tournaments.services import pairing
+
+    Entry.objects.filter(tournament=tournament).order_by("-seed").first().delete()
+    stage = _open_stage(tournament, Stage.Kind.DANISH)
+    round_row = pairing.pair_next_round(stage)
+    bye = round_row.matches.get(outcome="bye")
+    with translation.override("en"):
+        public = client_in.get(
+            reverse("public:match", args=[tournament.slug, bye.pk]), HTTP_ACCEPT_LANGUAGE="en"
+        )
+        desk = client_in.get(
+            reverse("desk:match", args=[tournament.slug, bye.pk]),
+            HTTP_ACCEPT_LANGUAGE="en",
+            follow=True,
+        )
+    assert public.status_code == 200 and "a bye is not played" in public.content.decode()
+    assert desk.status_code == 200

@@ -12,7 +12,17 @@ from ratings.services.importer import import_document
 from tests.pages.factories import play_stage, winning_deals
 from tournaments.algorithms import mitchell
 from tournaments.exceptions import PairingError
-from tournaments.models import Entry, GroupMember, Match, MatchResult, Outcome, Round, Stage
+from tournaments.models import (
+    ChangeLog,
+    Entry,
+    GroupMember,
+    Match,
+    MatchResult,
+    Outcome,
+    ResultVersion,
+    Round,
+    Stage,
+)
 from tournaments.services import pairing, results, schedule
 from tournaments.services.standings import stage_standings
 
@@ -124,6 +134,46 @@ def test_withdrawal_takes_effect_from_the_next_round_and_late_entry_gets_missed_
     assert missed.vp == 10
 
 
+def test_byes_are_result_versions_of_the_bye_source_and_flag_no_round(
+    django_capture_on_commit_callbacks,
+):
+    tournament = make_tournament(n_lines=5)
+    stage = _stage(
+        tournament, late_entry_until_round=3, bye_scoring=Stage.ByeScoring.SET_VP, bye_vp=11
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        first = pairing.pair_next_round(stage)
+    bye = first.matches.get(outcome=Outcome.BYE)
+    version = results.in_force(bye)
+    assert version.source == "bye" and version.sheet["outcome"] == Outcome.BYE
+    assert ChangeLog.objects.filter(match=bye, action="result.bye").count() == 1
+    assert MatchResult.objects.get(match=bye).vp == 11
+    play_stage(stage)
+    with django_capture_on_commit_callbacks(execute=True):
+        pairing.pair_next_round(stage)
+    play_stage(stage)
+    from tournaments.services import entries
+
+    entries.add_lines(
+        tournament,
+        [entries.LineRow(name="Tardiva", players=[("Ultima Giunta", "")], row_number=99)],
+    )
+    late = Entry.objects.get(tournament=tournament, line__name="Tardiva")
+    with django_capture_on_commit_callbacks(execute=True):
+        third = pairing.pair_next_round(stage)
+    missed = ResultVersion.objects.filter(
+        match__home_id=late.line_id, match__round__number__lt=3, source="bye"
+    )
+    assert missed.count() == 2
+    assert all(v.status == ResultVersion.Status.IN_FORCE for v in missed)
+    # the missed rounds' byes are part of this draw, not corrections of the earlier rounds
+    assert not Round.objects.filter(stage=stage, needs_review=True).exists()
+    assert third.number == 3
+    # one writer: nobody enters or deletes a bye's result by hand
+    with pytest.raises(results.ResultError):
+        results.delete_result(bye)
+
+
 def test_a_correction_flags_the_next_round_which_can_be_kept_or_paired_again(
     django_capture_on_commit_callbacks,
 ):
@@ -147,6 +197,32 @@ def test_a_correction_flags_the_next_round_which_can_be_kept_or_paired_again(
     play_stage(stage, limit=1)
     with pytest.raises(PairingError):
         pairing.repair_round(again)
+
+
+def test_a_correction_in_a_mitchell_round_flags_only_what_reads_the_standings(
+    django_capture_on_commit_callbacks,
+):
+    tournament = make_tournament(n_lines=8)
+    movement = _stage(tournament, kind=Stage.Kind.MITCHELL, rounds_planned=2)
+    first = pairing.pair_next_round(movement)
+    play_stage(movement)
+    second = pairing.pair_next_round(movement)
+    match = first.matches.filter(away__isnull=False).first()
+    with django_capture_on_commit_callbacks(execute=True):
+        results.enter_result(match, winning_deals(1 if match.winner_id == match.home_id else 0, 0))
+    second.refresh_from_db()
+    assert not second.needs_review, "the movement does not depend on the results"
+    play_stage(movement)
+    schedule.close_stage(movement)
+    danish_stage = _stage(tournament, order=2, name="Danese")
+    danish_round = pairing.pair_next_round(danish_stage)
+    from tournaments.services import lifecycle
+
+    lifecycle.reopen_stage(movement)
+    with django_capture_on_commit_callbacks(execute=True):
+        results.enter_result(match, winning_deals(1 if match.winner_id == match.home_id else 0, 0))
+    danish_round.refresh_from_db()
+    assert danish_round.needs_review, "the Danish stage pairs on the Mitchell standings"
 
 
 def test_swiss_pairs_through_the_library_and_our_standings_are_its_input():
@@ -185,6 +261,45 @@ def test_swiss_pairs_through_the_library_and_our_standings_are_its_input():
     assert len(played) == 4 * 4
 
 
+def test_a_late_swiss_line_missed_rounds_score_but_are_not_the_draws_byes(monkeypatch):
+    from tournaments.algorithms import swiss
+
+    tournament = make_tournament(n_lines=6)
+    stage = _stage(
+        tournament,
+        kind=Stage.Kind.SWISS,
+        late_entry_until_round=2,
+        bye_scoring=Stage.ByeScoring.SET_VP,
+        bye_vp=10,
+    )
+    pairing.pair_next_round(stage)
+    play_stage(stage)
+    late = _late_line(tournament, "Tardiva svizzera")
+    seen = {}
+    real = swiss.pair_swiss
+
+    def spy(lines, played, **kwargs):
+        seen.update({line.id: line for line in lines})
+        return real(lines, played, **kwargs)
+
+    monkeypatch.setattr(swiss, "pair_swiss", spy)
+    second = pairing.pair_next_round(stage)
+    assert seen[late].score == 10 and seen[late].byes == 0
+    # seven lines now: the draw's bye may go to the late line, and it counts as a bye then
+    assert len(_byes(second)) == 1
+
+
+def test_a_swiss_stage_too_large_for_the_dutch_engine_is_refused_before_pairing(monkeypatch):
+    from tournaments.algorithms import swiss
+
+    monkeypatch.setattr(swiss, "MAX_LINES", 4)
+    tournament = make_tournament(n_lines=5)
+    stage = _stage(tournament, kind=Stage.Kind.SWISS)
+    with pytest.raises(PairingError, match="Danish"):
+        pairing.pair_next_round(stage)
+    assert not Round.objects.filter(stage=stage).exists()
+
+
 def test_mitchell_stage_follows_the_movement_and_cards_say_where_next():
     tournament = make_tournament(n_lines=10)
     stage = _stage(tournament, kind=Stage.Kind.MITCHELL, rounds_planned=3, arrow_switch=True)
@@ -209,6 +324,66 @@ def test_mitchell_stage_follows_the_movement_and_cards_say_where_next():
         directions[m.home_id] is mitchell.Direction.EAST_WEST
         for m in last.matches.filter(away__isnull=False)
     )
+
+
+def _late_line(tournament, name):
+    from tournaments.services import entries
+
+    entries.add_lines(
+        tournament, [entries.LineRow(name=name, players=[("Ultimo Arrivato", "")], row_number=99)]
+    )
+    return Entry.objects.get(tournament=tournament, line__name=name).line_id
+
+
+def test_mitchell_late_pair_takes_the_empty_east_west_seat_else_is_refused():
+    tournament = make_tournament(n_lines=9)
+    stage = _stage(tournament, kind=Stage.Kind.MITCHELL, late_entry_until_round=2)
+    first = pairing.pair_next_round(stage)
+    assert len(_byes(first)) == 1  # the North-South line facing the empty seat
+    play_stage(stage)
+    late = _late_line(tournament, "Ritardataria")
+    second = pairing.pair_next_round(stage)
+    order = list(
+        pairing.open_group(stage).members.order_by("position").values_list("line_id", flat=True)
+    )
+    assert order[-1] == late and len(order) == 10
+    expected = mitchell.mitchell_round(order, 2, rounds=5)
+    assert {(m.table_number, m.home_id, m.away_id) for m in second.matches.all()} == {
+        (t.table, t.home, t.away) for t in expected
+    }
+    assert not _byes(second), "the late pair fills the empty seat: nobody sits out"
+    missed = MatchResult.objects.get(match__round=first, line_id=late)
+    assert missed.match.outcome == Outcome.BYE
+    play_stage(stage)
+    # a second late pair has no seat left: refused with a message, nothing saved
+    _late_line(tournament, "Seconda ritardataria")
+    stage.late_entry_until_round = 3
+    stage.save()
+    with pytest.raises(PairingError, match="Mitchell"):
+        pairing.pair_next_round(stage)
+    assert Round.objects.filter(stage=stage).count() == 2
+
+
+def test_a_line_with_a_bye_gets_a_table_card_that_says_so(client):
+    from django.contrib.auth.models import User
+    from django.urls import reverse
+    from django.utils import translation
+
+    tournament = make_tournament(n_lines=9)
+    stage = _stage(tournament, kind=Stage.Kind.MITCHELL, rounds_planned=3)
+    round_row = pairing.pair_next_round(stage)
+    bye = round_row.matches.get(outcome=Outcome.BYE)
+    user = User.objects.create_user("direttrice", password="x-pass-12345")
+    tournament.organizers.add(user)
+    client.force_login(user)
+    with translation.override("en"):
+        page = client.get(
+            reverse("desk:print", args=[tournament.slug, round_row.pk]), HTTP_ACCEPT_LANGUAGE="en"
+        ).content.decode()
+    assert "sits out this round" in page
+    card = page[page.index("sits out this round") - 600 :]
+    assert bye.home.name in card
+    assert f"next round: table {bye.table_number}, North-South" in card
 
 
 def test_mixed_event_mitchell_danish_knockout_round_trips_through_the_export():
@@ -252,7 +427,9 @@ def test_mixed_event_mitchell_danish_knockout_round_trips_through_the_export():
     rows = pairing.open_standings(danish_stage)
     assert all(row.played + row.byes == 6 for row in rows)
 
+    Entry.objects.filter(tournament=tournament).update(checked_in=True)
     first = build_document(tournament)
+    assert all(line["checked_in"] for line in first["lines"] if line["entered"])
     copy = import_document(json.loads(json.dumps(first)), slug="open-misto-copia")
     again = build_document(copy)
     for doc in (first, again):
@@ -265,3 +442,5 @@ def test_mixed_event_mitchell_danish_knockout_round_trips_through_the_export():
     )
     assert {s["kind"] for s in again["stages"]} == {"mitchell", "danish", "knockout"}
     assert again["stages"][1]["pairing"]["advance_count"] == 8
+    assert again["lines"] == first["lines"]
+    assert Entry.objects.filter(tournament=copy, checked_in=True).count() == 48

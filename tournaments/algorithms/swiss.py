@@ -34,6 +34,11 @@ logger = logging.getLogger(__name__)
 HOME = "white"
 AWAY = "black"
 
+MAX_LINES = 120
+"""The largest field the Dutch engine pairs in seconds: its cost grows as about the 3.3rd
+power of the field (168 ms of CPU at 40 lines, 3.5 s at 100, about 6.5 s at 120, some ten
+minutes at 500; ``docs/performance.md``). Larger opens play Danish rounds."""
+
 
 class NoLegalRound(ValueError):
     """Every way to pair the round repeats a meeting (or gives a second bye)."""

@@ -156,7 +156,8 @@ class EntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Entry
-        fields = ["id", "tournament", "line", "seed", "withdrawn"]
+        fields = ["id", "tournament", "line", "seed", "withdrawn", "checked_in"]
+        read_only_fields = ["checked_in"]
 
 
 class SafeSlugRelatedField(serializers.SlugRelatedField):

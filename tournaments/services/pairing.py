@@ -10,8 +10,8 @@ Entries during the event: a check-in list before round 1 (when any line is check
 checked-in lines are drawn); lines entered late join at the next pairing up to the stage's
 ``late_entry_until_round``, with the bye score for each round they missed; a withdrawn line
 (``Entry.withdrawn``) is left out from the next pairing on (Mitchell: its opponent sits out with
-a bye). A bye is a done match without opponent whose score row is written here: it is part of
-the draw, not a result anyone enters.
+a bye). A bye is a match without opponent, part of the draw: its score is a result version from
+the ``bye`` source written by ``tournaments.services.results.save_bye``.
 
 A result of an earlier round that changes once a later round is paired flags that later round
 (``Round.needs_review``); the organizer keeps it or pairs it again while it has no result.
@@ -28,11 +28,11 @@ from django.db import transaction
 from django.db.models import F
 from django.dispatch import receiver
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from tournaments.algorithms import danish, mitchell, swiss
 from tournaments.algorithms import standings as standings_algo
-from tournaments.algorithms import vp as vp_algo
-from tournaments.exceptions import PairingError, TournamentError
+from tournaments.exceptions import PairingError, ResultError
 from tournaments.models import (
     PAIRED_BY_ROUND,
     Entry,
@@ -44,9 +44,8 @@ from tournaments.models import (
     Round,
     Stage,
 )
-from tournaments.services import changelog
-from tournaments.services.standings import _played_matches
-from tournaments.services.vp import vp_table_from_model
+from tournaments.services import changelog, results
+from tournaments.services.standings import played_matches
 from tournaments.signals import match_result_changed
 
 logger = logging.getLogger(__name__)
@@ -107,12 +106,12 @@ def _chain_rows(stages):
     )
     for match in matches:
         match["round__number"] += offset[match["round__stage_id"]]
-    results = list(
+    rows = list(
         MatchResult.objects.filter(match__round__stage_id__in=stage_ids).values(
             "match_id", "line_id", "points", "vp", "mp"
         )
     )
-    return matches, results
+    return matches, rows
 
 
 def open_group(stage) -> Group | None:
@@ -129,11 +128,11 @@ def open_standings(stage, line_ids=None) -> list[OpenStanding]:
             if group
             else []
         )
-    matches, results = _chain_rows(stages)
+    matches, match_results = _chain_rows(stages)
     known = set(line_ids)
     played = [
         m
-        for m in _played_matches(matches, results)
+        for m in played_matches(matches, match_results)
         if m.home in known and (m.away is None or m.away in known)
     ]
     tournament = stage.tournament
@@ -182,30 +181,21 @@ def _pairing_byes(stages) -> dict[int, int]:
 # --------------------------------------------------------------------------- writing
 
 
-def _bye_score(stage):
-    """(VP, MP, won) of a bye as the stage scores it."""
-    if stage.bye_scoring == Stage.ByeScoring.SET_VP and stage.bye_vp is not None:
-        return stage.bye_vp, 0, False
-    try:
-        table = vp_table_from_model(stage.tournament.vp_table)
-    except TournamentError as error:
-        raise PairingError(error.message) from error
-    score = vp_algo.match_score(table, vp_algo.FORFEIT_MARGIN, vp_algo.Outcome.FORFEIT)
-    return score.vp_winner, score.mp_winner, True
-
-
-def _save_bye(stage, round_row, group, line_id):
-    vp, mp, won = _bye_score(stage)
+def _save_bye(stage, round_row, group, line_id, *, user=None, table=None):
+    """A bye is a match without opponent whose score the results service writes (source
+    ``bye``), so its version, change log and projection come from the one writer."""
     match = Match.objects.create(
         round=round_row,
         group=group,
         home_id=line_id,
         away=None,
         outcome=Outcome.BYE,
-        status=Match.Status.DONE,
-        winner_id=line_id if won else None,
+        table_number=table,
     )
-    MatchResult.objects.create(match=match, line_id=line_id, points=0, mp=mp, vp=vp, won=won)
+    try:
+        results.save_bye(match, user=user)
+    except ResultError as error:  # a bye worth a forfeit win needs a usable VP table
+        raise PairingError(error.message) from error
     return match
 
 
@@ -260,21 +250,33 @@ def _ensure_group(stage, user):
 
 
 def _add_late_entries(stage, group, next_number, user):
-    """Late entries join the next round, with the bye score for each round they missed."""
-    if stage.kind == Stage.Kind.MITCHELL:
-        return []
+    """Late entries join the next round, with the bye score for each round they missed.
+
+    With the check-in list in use, a late line joins once it is checked in. A Mitchell movement
+    takes one late pair, and only into the empty East-West seat of a movement with an odd
+    number of lines (it then meets the North-South lines that seat would have faced); anything
+    else would change the movement under the lines already playing it, so it is refused."""
     if stage.late_entry_until_round is None or next_number > stage.late_entry_until_round:
         return []
     members = set(group.members.values_list("line_id", flat=True))
     late = [
-        entry.line_id
-        for entry in Entry.objects.filter(tournament=stage.tournament, withdrawn=False).order_by(
-            "id"
-        )
-        if entry.line_id not in members
+        entry.line_id for entry in _active_entries(stage.tournament) if entry.line_id not in members
     ]
     if not late:
         return []
+    if stage.kind == Stage.Kind.MITCHELL and (len(members) % 2 == 0 or len(late) > 1):
+        raise PairingError(
+            ngettext(
+                "The Mitchell movement has no free seat for the late line: a late pair can "
+                "only take the empty East-West seat of a movement with an odd number of lines. "
+                "Withdraw the late entry to pair the round.",
+                "The Mitchell movement has no free seats for %(n)d late lines: a late pair "
+                "can only take the empty East-West seat of a movement with an odd number of "
+                "lines. Withdraw the late entries to pair the round.",
+                len(late),
+            )
+            % {"n": len(late)}
+        )
     last_position = max(group.members.values_list("position", flat=True), default=0)
     GroupMember.objects.bulk_create(
         GroupMember(
@@ -284,7 +286,7 @@ def _add_late_entries(stage, group, next_number, user):
     )
     for round_row in Round.objects.filter(stage=stage, number__lt=next_number):
         for line_id in late:
-            _save_bye(stage, round_row, group, line_id)
+            _save_bye(stage, round_row, group, line_id, user=user)
     changelog.record(
         stage.tournament,
         "stage.late_entries",
@@ -306,9 +308,23 @@ def _playing(group):
 
 
 def _swiss_pairs(stage, group, playing, next_number):
+    if len(playing) > swiss.MAX_LINES:
+        raise PairingError(
+            _(
+                "A Swiss stage pairs at most %(max)d lines (this one has %(n)d): the FIDE Dutch "
+                "engine would take minutes per round. Use Danish rounds for a larger open."
+            )
+            % {"max": swiss.MAX_LINES, "n": len(playing)}
+        )
     stages = chain_stages(stage)
     standings = open_standings(stage, [m.line_id for m in group.members.order_by("position")])
     start_numbers = {m.line_id: m.position for m in group.members.all()}
+    joined = {
+        (m["group__stage_id"], m["line_id"]): m["joined_round"]
+        for m in GroupMember.objects.filter(group__stage__in=stages).values(
+            "group__stage_id", "line_id", "joined_round"
+        )
+    }
     rounds = []
     for s in stages:
         for round_row in Round.objects.filter(stage=s).order_by("number"):
@@ -319,7 +335,10 @@ def _swiss_pairs(stage, group, playing, next_number):
                 if match.home_id is None:
                     continue
                 if match.away_id is None:
-                    byes.append(match.home_id)
+                    # a late entry's missed round scores like a bye but is not one of the
+                    # draw's: the line may still get the draw's bye later (as in Danish)
+                    if round_row.number >= joined.get((s.pk, match.home_id), 1):
+                        byes.append(match.home_id)
                 else:
                     pairs.append((match.home_id, match.away_id))
                 for result in match.results.all():
@@ -342,7 +361,10 @@ def _swiss_pairs(stage, group, playing, next_number):
         if scores.get(line.id) != line.score:  # our standings and the library's input agree
             logger.warning("swiss: line %s score %s vs standings %s", line.id, line.score, scores)
     present = [by_id[line_id] for line_id in playing]
-    bye_vp, _mp, _won = _bye_score(stage)
+    try:
+        bye_vp, _mp, _won = results.bye_score(stage)
+    except ResultError as error:
+        raise PairingError(error.message) from error
     try:
         swiss_round = swiss.pair_swiss(
             present,
@@ -438,7 +460,7 @@ def pair_next_round(stage, *, user=None) -> Round:
             if home is None and away is None:
                 continue
             if home is None or away is None:
-                _save_bye(stage, round_row, group, home or away)
+                _save_bye(stage, round_row, group, home or away, user=user, table=table)
                 continue
             matches.append(
                 Match(round=round_row, group=group, home_id=home, away_id=away, table_number=table)
@@ -453,7 +475,7 @@ def pair_next_round(stage, *, user=None) -> Round:
                 Match(round=round_row, group=group, home_id=home, away_id=away, table_number=table)
             )
         if bye is not None:
-            _save_bye(stage, round_row, group, bye)
+            _save_bye(stage, round_row, group, bye, user=user)
     Match.objects.bulk_create(matches, batch_size=500)
     if stage.status == Stage.Status.PENDING:
         stage.status = Stage.Status.RUNNING
@@ -523,9 +545,12 @@ def flag_later_rounds(sender, match, **kwargs):
     stage = round_row.stage
     if stage.kind not in PAIRED_BY_ROUND:
         return
-    flagged = Round.objects.filter(stage=stage, number__gt=round_row.number).update(
-        needs_review=True
-    )
+    flagged = 0
+    if stage.kind != Stage.Kind.MITCHELL:
+        # a Mitchell movement does not read the standings: its later rounds stay as they are
+        flagged = Round.objects.filter(stage=stage, number__gt=round_row.number).update(
+            needs_review=True
+        )
     later = Stage.objects.filter(
         tournament_id=stage.tournament_id, order__gt=stage.order, kind__in=PAIRED_BY_ROUND
     )

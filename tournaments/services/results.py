@@ -1,6 +1,7 @@
 """Storing match results: manual entry deal by deal, and verdicts of the rules engine.
 
-Every source (desk, admin, API, verified record, import, forfeit) ends in :func:`_save_version`,
+Every source (desk, admin, API, verified record, import, forfeit, the bye of a draw) ends in
+:func:`_save_version`,
 which runs in ONE transaction with the match row locked (``select_for_update``), stores a new
 :class:`~tournaments.models.ResultVersion`, checks the version the save was based on, applies
 precedence (a record never silently replaces the organizer's result), and, for a version that
@@ -653,6 +654,8 @@ def _project(match, decision: Decision | None) -> list[MatchResult]:
         match.status = Match.Status.SCHEDULED
         match.save(update_fields=["winner", "offender", "outcome", "status", "updated_at"])
         return []
+    if decision.outcome == Outcome.BYE:
+        return _project_bye(match)
     tournament = match.round.stage.tournament
     try:
         table = vp_table_from_model(tournament.vp_table)
@@ -710,6 +713,33 @@ def _project(match, decision: Decision | None) -> list[MatchResult]:
     return results
 
 
+def bye_score(stage) -> tuple[int, int, bool]:
+    """(VP, MP, won) of a bye as ``stage`` scores it: a set VP score, or a win by forfeit on
+    the tournament's VP table."""
+    if stage.bye_scoring == Stage.ByeScoring.SET_VP and stage.bye_vp is not None:
+        return stage.bye_vp, 0, False
+    try:
+        table = vp_table_from_model(stage.tournament.vp_table)
+    except TournamentError as error:
+        raise ResultError(error.message) from error
+    score = vp_algo.match_score(table, vp_algo.FORFEIT_MARGIN, vp_algo.Outcome.FORFEIT)
+    return score.vp_winner, score.mp_winner, True
+
+
+def _project_bye(match) -> list[MatchResult]:
+    """A bye's projection: one score row for the line that sat out, as its stage scores it."""
+    vp, mp, won = bye_score(match.round.stage)
+    result = MatchResult.objects.create(
+        match=match, line_id=match.home_id, points=0, mp=mp, vp=vp, won=won
+    )
+    match.winner_id = match.home_id if won else None
+    match.outcome = Outcome.BYE
+    match.offender_id = None
+    match.status = Match.Status.DONE
+    match.save(update_fields=["winner", "outcome", "offender", "status", "updated_at"])
+    return [result]
+
+
 def _log(match, action, version, *, user, results=(), replaced=None, label=None, **extra):
     sheet = version.sheet
     detail = {
@@ -752,7 +782,10 @@ def _put_in_force(match, version, current, *, user, action, label=None):
         version.save(update_fields=["status", "decided_by", "decided_at", "reason"])
     results = _project(match, None if version.sheet is None else decision_of(version.sheet))
     _log(match, action, version, user=user, results=results, replaced=replaced, label=label)
-    _announce(match)
+    if version.source != ResultSource.BYE:
+        # a bye is part of the draw, saved with its round: no result to announce or to flag
+        # later rounds with
+        _announce(match)
 
 
 def _save_version(
@@ -832,6 +865,8 @@ def _save_version(
 def _action_for(source, sheet):
     if sheet is None:
         return "result.deleted"
+    if source == ResultSource.BYE:
+        return "result.bye"
     if not speaks_for_organizer(source):
         return "result.verified"
     return "result.entered"
@@ -889,6 +924,32 @@ def save_result(
             reason=reason,
             reason_required=reason_required,
         )
+    _copy_state(locked, match)
+    return saved
+
+
+def bye_sheet(*, won: bool) -> dict:
+    """The sheet of a bye: no deals, no opponent, the line that sat out the winner when its
+    stage scores a bye as a forfeit win; what it is worth is :func:`bye_score`, applied by the
+    projection."""
+    return {
+        "deals": [],
+        "outcome": str(Outcome.BYE),
+        "offender": None,
+        "time_expired": False,
+        "result": {"totals": [0, 0], "winner": 0 if won else None, "margin": 0},
+    }
+
+
+def save_bye(match, *, user=None) -> SavedVersion:
+    """Score a bye (a line without opponent in a Danish, Swiss or Mitchell round, or a late
+    entry's missed round) as a version from the ``bye`` source, projected like any result."""
+    with transaction.atomic():
+        locked = _lock(match)
+        if locked.home_id is None or locked.away_id is not None:
+            raise ResultError(_("A bye is one line without an opponent."))
+        sheet = bye_sheet(won=bye_score(locked.round.stage)[2])
+        saved = _save_version(locked, sheet=sheet, source=ResultSource.BYE, user=user)
     _copy_state(locked, match)
     return saved
 

@@ -80,7 +80,7 @@ class GroupTable:
         return [labels.get(tb, tb) for tb in self.tiebreaks]
 
 
-def _played_matches(
+def played_matches(
     matches: Iterable[Mapping[str, Any]], results: Iterable[Mapping[str, Any]]
 ) -> list[algo.PlayedMatch[int]]:
     """PlayedMatch objects for the algorithm, from values() rows."""
@@ -167,7 +167,7 @@ def _tables_for(
         line_ids = [m.line_id for m in group_members]
         lines = {m.line_id: m.line for m in group_members}
         positions = {m.line_id: m.position for m in group_members}
-        played = _played_matches(matches[group.pk], results[group.pk])
+        played = played_matches(matches[group.pk], results[group.pk])
         ranked = algo.rank_group(
             line_ids, played, tiebreaks, lots_seed=tournament.lots_seed, ratings=ratings
         )

@@ -53,6 +53,11 @@ def describe(change, *, lines=None, stages=None):
     action = change.action
     if action in ("result.entered", "result.verified"):
         return _result_sentence(change, lines)
+    if action == "result.bye" and change.match is not None:
+        return _("%(match)s: %(vp)s VP.") % {
+            "match": change.match,
+            "vp": (detail.get("vp") or ["?"])[0],
+        }
     if action == "result.deleted" and change.match is not None:
         return _("Result of %(match)s deleted.") % {"match": change.match}
     stage = stages.get(detail.get("stage")) or detail.get("stage_name")

@@ -122,6 +122,7 @@ def _action_labels():
         "result.entered": _("Result entered"),
         "result.verified": _("Verified record applied"),
         "result.deleted": _("Result deleted"),
+        "result.bye": _("Bye scored"),
         "result.awaiting": _("Record waiting for a decision"),
         "result.accepted": _("Version accepted"),
         "result.rejected": _("Version rejected"),
@@ -285,13 +286,16 @@ def print_round(request, slug, round_id):
     """Table cards and score sheets of a round, laid out for printing (print CSS)."""
     tournament = _desk_tournament(request, slug)
     round_ = sel.get_round(tournament, round_id)
-    matches = [m for m in sel.round_matches(round_) if m.home_id and m.away_id]
+    in_round = list(sel.round_matches(round_))
+    matches = [m for m in in_round if m.home_id and m.away_id]
+    # a line with a bye gets a card too, so it knows it sits out (and where it goes next)
+    byes = [m for m in in_round if m.is_bye and m.home_id]
     categories = _categories(tournament)
     if round_.stage.kind == Stage.Kind.MITCHELL:
         from tournaments.services import pairing
 
         next_seats = pairing.mitchell_next_seats(round_.stage, round_.number)
-        for match in matches:
+        for match in [*matches, *byes]:
             match.home_next = next_seats.get(match.home_id)
             match.away_next = next_seats.get(match.away_id)
     from scoresheets.cards import attach_table_card_links
@@ -306,6 +310,7 @@ def print_round(request, slug, round_id):
             "matches": matches,
             "missing_links": missing_links,
             "may": _desk_rights(request.user, tournament),
+            "byes": byes,
             "categories": [(c, _category_label(c)) for c in categories],
             "sheet_rows": range(
                 1, 8 if tournament.end_rule == "target" else tournament.end_value + 4
