@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import sys
+import sysconfig
 from pathlib import Path
 
 from setuptools import Distribution, Extension, setup
@@ -23,6 +24,13 @@ ENGINE = Path("games", "engine")
 HOT_MODULES = ("verify", "state", "rules", "scoring", "match_end")
 MANIFEST = "_native.json"  # written next to the extensions: what was compiled, from which source
 GROUP = "games.engine._native"  # mypyc's shared library: games/engine/_native__mypyc.*.so
+
+
+def _source_hashes() -> dict[str, str]:
+    return {
+        name: hashlib.sha256((ROOT / ENGINE / f"{name}.py").read_bytes()).hexdigest()
+        for name in HOT_MODULES
+    }
 
 
 def _warn(message: str) -> None:
@@ -38,8 +46,30 @@ class OptionalMypycBuild(build_ext):
     """
 
     def finalize_options(self) -> None:
-        self.distribution.ext_modules = self._translate()
+        if getattr(self, "editable_mode", False) and self._in_place_current():
+            # `pip install -e .` again (CI installs twice): the modules in the tree are current
+            print("scopa engine: compiled hot loop up to date", file=sys.stderr)
+            self.distribution.ext_modules = []
+        else:
+            self.distribution.ext_modules = self._translate()
         super().finalize_options()
+
+    @staticmethod
+    def _in_place_current() -> bool:
+        """True when the tree holds extensions compiled from the current sources by this mypy."""
+        try:
+            import mypy.version
+
+            manifest = json.loads((ROOT / ENGINE / MANIFEST).read_text())
+        except (ImportError, OSError, ValueError):
+            return False
+        suffix = sysconfig.get_config_var("EXT_SUFFIX")
+        built = [*HOT_MODULES, GROUP.rpartition(".")[2] + "__mypyc"]
+        return (
+            manifest.get("mypy") == mypy.version.__version__
+            and manifest.get("sources") == _source_hashes()
+            and all((ROOT / ENGINE / f"{name}{suffix}").is_file() for name in built)
+        )
 
     def _translate(self) -> list[Extension]:
         if os.environ.get("SCOPA_ENGINE_COMPILE", "1") == "0":
@@ -88,12 +118,9 @@ class OptionalMypycBuild(build_ext):
     def _write_manifest(self) -> None:
         import mypy.version
 
-        sources = {
-            name: hashlib.sha256((ROOT / ENGINE / f"{name}.py").read_bytes()).hexdigest()
-            for name in HOT_MODULES
-        }
         manifest = {"mypy": mypy.version.__version__, "python": sys.version.split()[0]}
-        self._manifest_path().write_text(json.dumps({**manifest, "sources": sources}, indent=1))
+        manifest["sources"] = _source_hashes()
+        self._manifest_path().write_text(json.dumps(manifest, indent=1))
 
     def get_outputs(self) -> list[str]:
         outputs = list(super().get_outputs())
