@@ -107,6 +107,7 @@ class OptionalMypycBuild(build_ext):
         except (Exception, SystemExit) as exc:  # a failed compile leaves no half-built engine
             for ext in self.extensions:
                 Path(self.get_ext_fullpath(ext.name)).unlink(missing_ok=True)
+            self._manifest_path().unlink(missing_ok=True)  # an older build's, now without modules
             _warn(f"compiled hot loop not built ({type(exc).__name__}: {exc})")
             self.extensions = []
             return
