@@ -5,7 +5,13 @@
 
     .venv/bin/python bench/verify.py [--matches 400] [--repeat 3] [--profile] [--compare-parsers]
     .venv/bin/python bench/verify.py --corpus FILE.jsonl   # records of another origin
+    .venv/bin/python bench/verify.py --corpus FILE.jsonl --pure --cli
 
+`--pure` also times the engine's .py source (imported as a second copy of the package, see
+games/engine/native.py) in the same run, runs alternating, so the compiled and the pure-Python
+figures share the machine's load. `--cli` times `manage.py verify_record` itself, as separate
+processes over one file per record (compiled, and with SCOPA_ENGINE_PURE=1 when `--pure`):
+whole-process CPU, and the per-record rate once the start-up (Django, imports) is taken off.
 `--compare-parsers` times decoding alone with msgspec (what the engine uses) and with an
 equivalent strict pydantic v2 model, the measurement behind the choice of msgspec.
 """
@@ -13,15 +19,22 @@ equivalent strict pydantic v2 model, the measurement behind the choice of msgspe
 import argparse
 import cProfile
 import json
+import os
 import platform
 import pstats
+import resource
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engine import simulate_match, verify_document
+from games.engine import native, simulate_match, verify_document
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def cpu_model() -> str:
@@ -43,12 +56,14 @@ def corpus(count: int) -> tuple[list[bytes], int]:
     return records, deals
 
 
-def run_once(records: list[bytes]) -> tuple[float, float]:
+def run_once(
+    records: list[bytes], verify: Callable[[bytes], dict] = verify_document
+) -> tuple[float, float]:
     """(CPU seconds of this process, wall seconds). CPU time is the per-core figure: the machine
     is shared, and wall time counts the moments another process had the core."""
     start_cpu, start_wall = time.process_time(), time.perf_counter()
     for data in records:
-        verdict = verify_document(data)
+        verdict = verify(data)
         if not verdict["valid"]:
             raise SystemExit(f"benchmark record failed to verify: {verdict['errors']}")
     return time.process_time() - start_cpu, time.perf_counter() - start_wall
@@ -127,6 +142,64 @@ def compare_parsers(records: list[bytes], deals: int, repeat: int) -> None:
     print(f"decode only, µs per deal: msgspec {msgspec_us:.1f}, pydantic {pydantic_us:.1f}")
 
 
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+COMMANDS = {
+    "manage.py verify_record": ["manage.py", "verify_record"],
+    "python -m games.engine.cli": ["-m", "games.engine.cli"],
+}
+
+
+def cli_seconds(command: list[str], files: list[str], pure: bool) -> float:
+    """CPU seconds of one command-line process over FILES, answers to /dev/null."""
+    env = {**os.environ, native.PURE_ENV: "1" if pure else ""}
+    before = children_cpu()
+    subprocess.run(
+        [sys.executable, *command, *files],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        check=False,  # the corpus is legal; a wrong exit status would show in the CPU figures
+    )
+    return children_cpu() - before
+
+
+def bench_cli(records: list[bytes], deals: int, repeat: int, pure: bool) -> None:
+    """The command lines end to end: each record in its own file, the file list given
+    `copies` times to one process (start-up becomes a small part), and a process with one file
+    for the start-up alone."""
+    copies = 5
+    with tempfile.TemporaryDirectory() as folder:
+        names = []
+        for i, data in enumerate(records):
+            path = Path(folder, f"{i:05d}.json")
+            path.write_bytes(data)
+            names.append(str(path))
+        modes = [False, True] if pure else [False]
+        best: dict[tuple[str, bool, int], float] = {}
+        for _ in range(repeat):
+            for label, command in COMMANDS.items():
+                for mode in modes:
+                    for size, files in ((1, names[:1]), (copies, names * copies)):
+                        seconds = cli_seconds(command, files, mode)
+                        key = (label, mode, size)
+                        best[key] = min(best.get(key, float("inf")), seconds)
+        total = deals * copies
+        print(f"command lines: {len(names) * copies} files, {total} deals per process")
+        for label in COMMANDS:
+            for mode in modes:
+                engine = "pure Python" if mode or not native.compiled() else "compiled"
+                whole, start = best[label, mode, copies], best[label, mode, 1]
+                print(
+                    f"  {label}, {engine}: whole process {total / whole:,.0f} deals/s "
+                    f"({whole:.2f} s CPU), start-up {start:.2f} s, "
+                    f"without start-up {total / (whole - start):,.0f} deals/s"
+                )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=400)
@@ -136,22 +209,41 @@ def main() -> None:
     parser.add_argument(
         "--corpus", type=Path, help="JSON lines of records instead (bench/foreign_corpus.py)"
     )
+    parser.add_argument("--pure", action="store_true", help="also the .py source, same run")
+    parser.add_argument("--cli", action="store_true", help="time manage.py verify_record")
     args = parser.parse_args()
     if args.corpus:
         records = [line.encode() for line in args.corpus.read_text().splitlines() if line]
         deals = sum(len(json.loads(r)["deals"]) for r in records)
     else:
         records, deals = corpus(args.matches)
+    source_copy = native.load_source_copy("_bench_pure_engine") if args.pure else None
     run_once(records[:20])  # warm caches
-    runs = [run_once(records) for _ in range(args.repeat)]
+    runs = []
+    pure_runs = []
+    for _ in range(args.repeat):  # alternating, so both see the same load
+        runs.append(run_once(records))
+        if source_copy is not None:
+            pure_runs.append(run_once(records, source_copy.verify_document))
     best = min(cpu for cpu, _ in runs)
     best_wall = min(wall for _, wall in runs)
     print(f"machine: {platform.platform()}; python {platform.python_version()}; cpu {cpu_model()}")
+    print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    print(f"engine: {'compiled (mypyc)' if native.compiled() else 'pure Python'}", end="")
+    print(f" ({native.pure_reason})" if native.pure_reason else "")
     print(f"corpus: {len(records)} matches, {deals} deals, {sum(map(len, records)) / 1e6:.1f} MB")
     print(f"deals/s: {deals / best:,.0f}")
     print(f"matches/s: {len(records) / best:,.1f}")
     print(f"µs per deal: {best / deals * 1e6:.1f}")
     print(f"(CPU time, best of {args.repeat}; wall clock: {deals / best_wall:,.0f} deals/s)")
+    if pure_runs:
+        pure_best = min(cpu for cpu, _ in pure_runs)
+        print(
+            f"pure Python, same run: {deals / pure_best:,.0f} deals/s "
+            f"({pure_best / deals * 1e6:.1f} µs per deal; compiled {pure_best / best:.2f}x)"
+        )
+    if args.cli:
+        bench_cli(records, deals, args.repeat, args.pure)
     if args.compare_parsers:
         compare_parsers(records, deals, args.repeat)
     if args.profile:

@@ -2,9 +2,12 @@
 
 Public API: parse_record, verify, verify_document, legal_moves, replay_timeline, simulate_match,
 the rule data VARIANTS, DEFAULT_OPTIONS, DECK_STYLES, Options, and the verdict types Verdict and
-EndReason. The package is typed (py.typed) and checked with `mypy --strict`.
+EndReason. The package is typed (py.typed) and checked with `mypy --strict`. The verifier's hot
+modules run compiled by mypyc when the install could build them (`native`).
 """
 
+# First: `native` decides whether the modules below load compiled or from their .py source.
+from . import native
 from .cards import CARD_CODES, CARD_INDEX, DECK_STYLES, card_code, card_name
 from .errors import EngineError, PlayError, RecordError
 from .presets import PRESETS
@@ -54,6 +57,7 @@ __all__ = [
     "card_name",
     "legal_moves",
     "legal_takes",
+    "native",
     "parse_record",
     "position",
     "record_json_schema",

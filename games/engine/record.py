@@ -326,21 +326,24 @@ def _build(raw: RecordInput) -> MatchRecord:
         )
     card_index = CARD_INDEX
     deals = []
-    for d, deal in enumerate(raw.deals):
-        where = f"deals[{d}]"
-        _seat(deal.dealer, seat_count, f"{where}.dealer")
+    for d, deal in enumerate(raw.deals):  # the per-deal path: field paths are built on errors only
+        dealer = deal.dealer
+        if not 0 <= dealer < seat_count:
+            _seat(dealer, seat_count, f"deals[{d}].dealer")
         deck_codes = deal.deck
         if len(deck_codes) != 40:
-            raise RecordError("deck_size", f"{where}.deck", count=len(deck_codes))
+            raise RecordError("deck_size", f"deals[{d}].deck", count=len(deck_codes))
         try:
             deck = tuple(map(card_index.__getitem__, deck_codes))
         except KeyError:  # only when a dict bypassed msgspec's card check
-            deck = tuple(_card(code, f"{where}.deck[{i}]") for i, code in enumerate(deck_codes))
+            deck = tuple(_card(code, f"deals[{d}].deck[{i}]") for i, code in enumerate(deck_codes))
         if len(set(deck)) != 40:
             seen = set()
             for i, card in enumerate(deck):
                 if card in seen:
-                    raise RecordError("duplicate_card", f"{where}.deck[{i}]", value=deck_codes[i])
+                    raise RecordError(
+                        "duplicate_card", f"deals[{d}].deck[{i}]", value=deck_codes[i]
+                    )
                 seen.add(card)
         plays = deal.plays
         seats_named = set(map(_SEAT_OF, plays))
@@ -348,19 +351,19 @@ def _build(raw: RecordInput) -> MatchRecord:
         if seats_named and (min(seats_named) < 0 or max(seats_named) >= seat_count):
             for p, play in enumerate(plays):
                 if play.seat is not UNSET:
-                    _seat(play.seat, seat_count, f"{where}.plays[{p}].seat")
+                    _seat(play.seat, seat_count, f"deals[{d}].plays[{p}].seat")
         declared = None
         if deal.declared is not UNSET:
             declared = deal.declared
             if len(declared) != sides:
                 raise RecordError(
-                    "declared_length", f"{where}.declared", count=len(declared), sides=sides
+                    "declared_length", f"deals[{d}].declared", count=len(declared), sides=sides
                 )
         start_ms = None if deal.start_ms is UNSET else deal.start_ms
-        deals.append(Deal(deal.dealer, deck, plays, declared, deal.void, start_ms))
+        deals.append(Deal(dealer, deck, plays, declared, deal.void, start_ms))
     return MatchRecord(
         variant=raw.variant,
-        options=Options.for_variant(raw.variant, raw.options),
+        options=_resolved_options(raw.variant, msgspec.structs.astuple(raw.options)),
         end=end,
         knockout=raw.knockout,
         seats=raw.seats,

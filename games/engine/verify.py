@@ -5,7 +5,6 @@ reports it with its position, a stable code and the sentence in Italian and Engl
 """
 
 import logging
-from collections.abc import Sequence
 from typing import Any
 
 from msgspec import UNSET, UnsetType
@@ -88,6 +87,7 @@ def _fast_replay(
     card_index = CARD_INDEX
     card_of = CARD_INDEX.__getitem__
     unset = UNSET
+    no_take: list[int] = []  # shared by every lay-down, never changed
     problem: Problem | None = None
     reach = 1  # bitset of sums of subsets of the table (bit 0: the empty set)
     for c in table:
@@ -98,17 +98,19 @@ def _fast_replay(
         plays = plays[:extra_at]
     round_left = round_size - played % round_size
     for p, play in enumerate(plays):
-        if play.seat is not unset and play.seat != seat:
-            problem = ("wrong_seat", p, {"expected": seat, "got": play.seat})
+        # Each field read once: on a msgspec struct every attribute read is a lookup by name,
+        # the largest cost of a play once the loop is compiled.
+        named_seat = play.seat
+        if named_seat is not unset and named_seat != seat:
+            problem = ("wrong_seat", p, {"expected": seat, "got": named_seat})
             break
         card = card_index[play.card]
         hand = hands[seat]
         if card not in hand:
             problem = ("card_not_in_hand", p, {"card": card, "seat": seat})
             break
-        take: Sequence[int] = ()
-        if play.take:
-            take = [*map(card_of, play.take)]  # map: no comprehension frame in 3.11
+        take_codes = play.take
+        take = [*map(card_of, take_codes)] if take_codes else no_take  # map: no comprehension frame
         rank = rank_of[card]
         legal = False
         sweep = False
@@ -151,12 +153,13 @@ def _fast_replay(
             for c in take:
                 table.remove(c)
                 mask |= bit[c]
-            captured[side] |= mask
-            capture_count[side] += 1
+            # x[i] = x[i] + y rather than x[i] += y: the compiled loop then adds machine ints
+            captured[side] = captured[side] | mask
+            capture_count[side] = capture_count[side] + 1
             last_capturer = side
             last_capture_at[side] = played
             if not table and not sweep and played != last_play:
-                scope[side] += 1
+                scope[side] = scope[side] + 1
             reach = 1
             for c in table:
                 reach = (reach | reach << rank_of[c]) & 0xFFFF
@@ -171,10 +174,9 @@ def _fast_replay(
         if not round_left:
             round_left = round_size
             if played <= last_play:
-                new_cards = deck[deck_pos : deck_pos + round_size]
-                for hand_, card_ in zip(dealing_order, new_cards, strict=True):
-                    hand_.append(card_)
-                deck_pos += round_size
+                for hand_ in dealing_order:
+                    hand_.append(deck[deck_pos])
+                    deck_pos += 1
     if problem is None and extra_at is not None:
         problem = ("extra_plays", extra_at, {})
     state.played = played

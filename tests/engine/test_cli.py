@@ -2,6 +2,7 @@
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -130,3 +131,18 @@ def test_simulate_matches_writes_verifiable_files(tmp_path):
         stdout=io.StringIO(),
     )
     assert [p.read_text() for p in written] == [p.read_text() for p in sorted(again.glob("*.json"))]
+
+
+def test_the_engine_command_line_answers_the_same_without_django(files):
+    """`python -m games.engine.cli` is verify_record without Django's start-up."""
+    paths = [str(files[name]) for name in ("legal", "illegal", "unreadable")]
+    result = subprocess.run(
+        [sys.executable, "-m", "games.engine.cli", *paths, "--lang", "en"],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"},
+    )
+    status, lines = run(*paths, lang="en")
+    assert result.returncode == status == 2
+    assert [json.loads(line) for line in result.stdout.decode().splitlines()] == lines

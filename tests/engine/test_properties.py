@@ -242,8 +242,6 @@ def test_default_options_cover_every_variant():
 @settings(max_examples=40, deadline=None)
 @given(variants, st.sampled_from([2, 4]), st.booleans(), st.integers(0, 10**9), st.data())
 def test_hot_loop_accepts_exactly_what_check_take_accepts(variant, seats, forced, seed, data):
-    import copy
-
     from games.engine.record import PlayInput
     from games.engine.verify import _fast_replay
 
@@ -253,9 +251,14 @@ def test_hot_loop_accepts_exactly_what_check_take_accepts(variant, seats, forced
     rules = rules_for(record.variant, record.options)
     deal = next(d for d in record.deals if not d.void)
     stop = data.draw(st.integers(0, len(deal.plays) - 1))
-    state = DealState(rules, seats, record.sides, deal.dealer, deal.deck)
-    for play in deal.plays[:stop]:
-        state.apply(play.card, play.take)
+
+    def position() -> DealState:  # built again for each trial: compiled states cannot be copied
+        state = DealState(rules, seats, record.sides, deal.dealer, deal.deck)
+        for play in deal.plays[:stop]:
+            state.apply(play.card, play.take)
+        return state
+
+    state = position()
     for card in state.hands[state.to_move]:
         table = state.table
         candidates = [()] + [(c,) for c in table]
@@ -263,7 +266,7 @@ def test_hot_loop_accepts_exactly_what_check_take_accepts(variant, seats, forced
             [tuple(data.draw(st.lists(st.sampled_from(table), max_size=4)))] if table else []
         )
         for take in candidates:
-            trial = copy.deepcopy(state)
+            trial = position()
             play = PlayInput(card=CARD_CODES[card], take=[CARD_CODES[c] for c in take])
             fast = _fast_replay(rules, trial, [play], seats, record.sides) is None
             assert fast == (check_take(rules, card, table, take) is None), (card, take, table)
