@@ -142,7 +142,8 @@ def _open_match(link: PrivateLink, match: Match) -> Match:
 
 
 def _reports(match, *states, side=None):
-    reports = TableReport.objects.select_for_update().filter(match=match, state__in=states)
+    reports = TableReport.objects.select_for_update(of=("self",))
+    reports = reports.filter(match=match, state__in=states)
     if side is not None:
         reports = reports.filter(side=side)
     return reports.select_related("version", "counter_version").order_by("-updated_at", "-pk")
@@ -292,9 +293,7 @@ def _answer_with_sheet(link, match, theirs, typed, deals, key, time_expired) -> 
 def _checked_sheet(match, deals, time_expired):
     """The sheet a version of these deals would keep (the referee's checks, nothing stored)."""
     parsed = results.parse_deals(deals)
-    decision = results.decide(
-        match, parsed, outcome=Outcome.COMPLETED, time_expired=time_expired
-    )
+    decision = results.decide(match, parsed, outcome=Outcome.COMPLETED, time_expired=time_expired)
     return results.sheet_of(decision, time_expired=time_expired)
 
 
@@ -379,8 +378,8 @@ def _dispute(link, match, report, comment, deals, time_expired=False) -> TableRe
         counter = results.propose_result(
             match, deals, time_expired=time_expired, label=f"link {link.pk}"
         )
-        results.refer_version(counter, label=f"link {link.pk}", reason=comment)
-    results.refer_version(report.version, label=f"link {link.pk}", reason=comment)
+        counter = results.refer_version(counter, label=f"link {link.pk}", reason=comment)
+    report.version = results.refer_version(report.version, label=f"link {link.pk}", reason=comment)
     report.state = State.DISPUTED
     report.answered_at = timezone.now()
     report.answer_comment = comment
@@ -401,7 +400,7 @@ def _dispute(link, match, report, comment, deals, time_expired=False) -> TableRe
 
 
 def _expire(match, report) -> None:
-    results.refer_version(
+    report.version = results.refer_version(
         report.version, reason=_("Not answered within the time to countersign.")
     )
     report.state = State.EXPIRED
@@ -460,7 +459,7 @@ def decide(report: TableReport, choice: str, *, user, reason: str = "") -> Table
     with transaction.atomic():
         locked = results.lock_match(report.match)
         report = (
-            TableReport.objects.select_for_update()
+            TableReport.objects.select_for_update(of=("self",))
             .select_related("version", "counter_version")
             .get(pk=report.pk)
         )
