@@ -287,6 +287,9 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "record-submission": env.str("THROTTLE_RECORD_SUBMISSION", default="30/min"),
         "export": env.str("THROTTLE_EXPORT", default="60/min"),
+        # per private link at the table (scoresheets/views.py): a phone typing a sheet checks
+        # it every few seconds
+        "table-link": env.str("THROTTLE_TABLE_LINK", default="120/min"),
     },
 }
 
