@@ -1137,9 +1137,9 @@ def propose_result(match, deals, *, time_expired=False, based_on=UNCHECKED, user
         _check_lines(locked)
         decision = decide(locked, parsed, outcome=Outcome.COMPLETED, time_expired=time_expired)
         current = in_force(locked)
-        if based_on is not UNCHECKED:
-            if _based_on_number(based_on) != (current.number if current else None):
-                raise StaleResult(current)
+        seen = None if based_on is UNCHECKED else _based_on_number(based_on)
+        if based_on is not UNCHECKED and seen != (current.number if current else None):
+            raise StaleResult(current)
         last = ResultVersion.objects.filter(match=locked).aggregate(n=Max("number"))["n"] or 0
         version = ResultVersion.objects.create(
             match=locked,
