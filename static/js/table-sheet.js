@@ -68,7 +68,7 @@
   }
 
   function text(template, n) {
-    return template.replace("%(n)s", String(n));
+    return template.replace("{n}", String(n));
   }
 
   function sideSum(deal, side) {
