@@ -151,7 +151,7 @@ def _reports(match, *states, side=None):
 
 def _refuse_if_settled(match) -> None:
     """The players' part is over once a sheet was signed or went to the referee."""
-    if _reports(match, *REFEREE_WAITS).exists():
+    if any(for_referee(report) for report in _reports(match, *REFEREE_WAITS)):
         raise ReportError(_("The referee is deciding this match's result: ask at the desk."))
     signed = _reports(match, State.ACCEPTED).first()
     if signed is not None:
@@ -445,7 +445,11 @@ def for_referee(report: TableReport) -> bool:
     """Whether the referee has to decide on this report (disputed, unanswered, or signed by
     both over a result the organizer had already put in force)."""
     if report.state in REFEREE_WAITS:
-        return True
+        # unless the referee already rejected its versions (on the desk's result page)
+        return any(
+            version is not None and version.status == ResultVersion.Status.AWAITING
+            for version in (report.version, report.counter_version)
+        )
     return (
         report.state == State.ACCEPTED
         and report.version_id is not None
@@ -487,29 +491,34 @@ def decide(report: TableReport, choice: str, *, user, reason: str = "") -> Table
 
 
 def on_result_changed(match) -> None:
-    """Another result came into force: a draft of the match stops being "being entered", and a
-    sheet waiting for the referee is settled when the result came into force after it was
-    referred (the referee entered another one at the desk form). A sheet awaiting the other
-    side's signature stays: signed, it takes its place by precedence (over the organizer's
-    result it waits for the referee)."""
+    """Another result came into force: a draft of the match stops being "being entered"; a
+    sheet waiting for the referee is settled when one of its versions was accepted elsewhere
+    (the desk's result page) or when a result came into force after it was referred (the
+    referee entered another one at the desk form). A sheet awaiting the other side's signature
+    stays: signed, it takes its place by precedence (over the organizer's result it waits for
+    the referee)."""
+    open_states = (State.DRAFT, *REFEREE_WAITS, State.ACCEPTED)
+    if not TableReport.objects.filter(match=match, state__in=open_states).exists():
+        return
     with transaction.atomic():
         locked = results.lock_match(match)
         current = results.in_force(locked)
         if current is None or current.is_removal:
             return
-        for report in _reports(locked, State.DRAFT, *REFEREE_WAITS, State.ACCEPTED):
-            if current.pk in (report.version_id, report.counter_version_id):
+        for report in _reports(locked, *open_states):
+            ours = current.pk in (report.version_id, report.counter_version_id)
+            if report.state == State.ACCEPTED and (ours or not for_referee(report)):
                 continue
-            if report.state != State.DRAFT:
+            if report.state != State.DRAFT and not ours:
                 referred = report.answered_at or report.submitted_at
-                if not for_referee(report) or (referred and current.created_at < referred):
-                    continue
-                for version in (report.version, report.counter_version):
-                    if version is not None:
-                        results.withdraw_version(
-                            version,
-                            reason=_("Version %(n)d came into force.") % {"n": current.number},
-                        )
+                if referred and current.created_at < referred:
+                    continue  # in force before the sheet was referred: the referee decides
+            for version in (report.version, report.counter_version):
+                if version is not None and version.pk != current.pk:
+                    results.withdraw_version(
+                        version,
+                        reason=_("Version %(n)d came into force.") % {"n": current.number},
+                    )
             report.state = State.SUPERSEDED if report.state == State.DRAFT else State.DECIDED
             report.save(update_fields=["state", "updated_at"])
             _log(locked, "table.superseded", report, in_force=current.number)

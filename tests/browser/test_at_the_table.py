@@ -172,7 +172,9 @@ def test_a_dispute_reaches_the_referee_whose_decision_reaches_the_standings(room
     referee = User.objects.create_user("arbitra", password="fischietto-2026")
     TournamentRole.objects.create(tournament=tournament, user=referee, role=Role.REFEREE)
     desk = page_factory()
-    desk.goto(reverse("desk:login") + "?next=" + reverse("referee:disputes", args=[tournament.slug]))
+    desk.goto(
+        reverse("desk:login") + "?next=" + reverse("referee:disputes", args=[tournament.slug])
+    )
     desk.fill("#id_username", "arbitra")
     desk.fill("#id_password", "fischietto-2026")
     with desk.expect_navigation():
@@ -186,4 +188,6 @@ def test_a_dispute_reaches_the_referee_whose_decision_reaches_the_standings(room
     desk.goto(_standings_url(tournament))
     row = desk.locator("table.standings tbody tr", has_text=match.home.name)
     assert row.locator("td").nth(1).inner_text() == "1"
-    assert re.search(r"\b21\b", Match.objects.get(pk=match.pk).results.get(line=match.home).points.__str__())
+    assert re.search(
+        r"\b21\b", Match.objects.get(pk=match.pk).results.get(line=match.home).points.__str__()
+    )

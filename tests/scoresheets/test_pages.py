@@ -90,3 +90,17 @@ def test_dispute_goes_to_the_referee_who_decides(client, running, first_match, c
     assert decided.status_code == 302
     assert Match.objects.get(pk=first_match.pk).winner_id == first_match.home_id
     assert ChangeLog.objects.filter(action="table.decided", user=referee).exists()
+
+
+def test_a_link_is_throttled_on_its_own(client, first_match, cards, monkeypatch):
+    from django.core.cache import cache
+
+    from scoresheets.views import _LinkThrottle
+
+    cache.clear()
+    monkeypatch.setattr(_LinkThrottle, "THROTTLE_RATES", {"table-link": "2/min"})
+    url = reverse("table:line", args=[cards[0].token])
+    assert [client.get(url).status_code for _ in range(3)] == [200, 200, 429]
+    # another card at the same address (the venue's Wi-Fi) is not held back
+    assert client.get(reverse("table:line", args=[cards[1].token])).status_code == 200
+    cache.clear()

@@ -250,3 +250,15 @@ def test_progress_while_typed(first_match):
     assert done.over and done.winner_side == 0
     with pytest.raises(ResultError):
         results.sheet_progress(match, reports.deals_payload(SHEET + SHEET[:1]))
+
+
+def test_a_disputed_sheet_accepted_on_the_desks_result_page_is_settled(first_match, sides):
+    home, away = sides
+    _submit(home, first_match)
+    disputed = reports.dispute(away, first_match, "no", OTHER)
+    results.accept_version(disputed.counter_version)  # the referee, from the desk's match page
+    reports.on_result_changed(first_match)
+    disputed.refresh_from_db()
+    assert disputed.state == State.DECIDED and not reports.for_referee(disputed)
+    assert ResultVersion.objects.get(pk=disputed.version_id).status == V.REJECTED
+    assert results.in_force(first_match) == disputed.counter_version
