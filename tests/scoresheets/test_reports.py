@@ -262,3 +262,44 @@ def test_a_disputed_sheet_accepted_on_the_desks_result_page_is_settled(first_mat
     assert disputed.state == State.DECIDED and not reports.for_referee(disputed)
     assert ResultVersion.objects.get(pk=disputed.version_id).status == V.REJECTED
     assert results.in_force(first_match) == disputed.counter_version
+
+
+def test_a_knockout_level_after_its_deals_asks_for_tie_break_deals(db):
+    from tests.tournaments.conftest import KO, make_tournament
+    from tournaments.services import schedule
+
+    tournament = make_tournament("scopa-tre-smazzate", n_lines=4, stages=[KO])
+    stage = tournament.stages.get()
+    schedule.generate_knockout(stage, schedule.seeded_lines(tournament))
+    match = Match.objects.filter(round__stage=stage, home__isnull=False, away__isnull=False).first()
+    level = [  # 11-11 after the three deals
+        {
+            "breakdown": [
+                {"carte": 1, "denari": 1, "settebello": 1, "scope": 2},
+                {"primiera": 1, "scope": 1},
+            ]
+        },
+        {
+            "breakdown": [
+                {"primiera": 1, "scope": 1},
+                {"carte": 1, "denari": 1, "settebello": 1, "scope": 2},
+            ]
+        },
+        {
+            "breakdown": [
+                {"carte": 1, "denari": 1, "scope": 2},
+                {"settebello": 1, "primiera": 1, "scope": 2},
+            ]
+        },
+    ]
+    progress = results.sheet_progress(match, reports.deals_payload(level))
+    assert not progress.over and progress.next_tiebreak
+    tiebreak = {
+        "breakdown": [{"carte": 1, "denari": 1, "primiera": 1}, {"settebello": 1}],
+        "tiebreak": True,
+    }
+    done = results.sheet_progress(match, reports.deals_payload([*level, tiebreak]))
+    assert done.over and done.winner_side == 0
+    home = links.link_for(tournament, match.home)
+    report = reports.submit(home, match, [*level, tiebreak], client_key=uuid.uuid4()).report
+    assert report.version.sheet["deals"][-1]["tiebreak"] is True
