@@ -293,7 +293,10 @@ def check_sheet(request, link, match_id):
     try:
         data = _json_body(request)
         typed = data.get("deals", [])
-        if selectors.sheet_state(match, reports.side_of(link, match)).code == "enter":
+        state = selectors.sheet_state(match, reports.side_of(link, match))
+        if state.code in ("closed", "in_force", "referee"):
+            raise ResultError(state.sentence)
+        if state.code == "enter":
             reports.save_draft(link, match, typed)
         progress = results.sheet_progress(
             match, reports.deals_payload(typed), time_expired=bool(data.get("time_expired"))

@@ -165,11 +165,27 @@ def _refuse_if_settled(match) -> None:
 # --------------------------------------------------------------------------- the players' steps
 
 
+def _storable(typed) -> None:
+    """Refuse what a phone sent that the database cannot keep as JSON: too long, not a list,
+    NUL characters or lone surrogates (PostgreSQL's jsonb takes neither)."""
+    text = json.dumps(typed)
+    unreadable = ReportError(_("The sheet is too long or not readable."))
+    if not isinstance(typed, list) or len(text) > MAX_DRAFT_CHARS or "\\u0000" in text:
+        raise unreadable
+    try:
+        json.dumps(typed, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise unreadable from error
+
+
+def clean_text(text, limit=MAX_COMMENT_CHARS) -> str:
+    """A comment or a reason as the database keeps it: no NUL, trimmed, at most ``limit``."""
+    return str(text or "").replace("\x00", "").strip()[:limit]
+
+
 def save_draft(link: PrivateLink, match: Match, typed) -> TableReport:
     """Keep what a side has typed so far (the desk sees the table "being entered")."""
-    text = json.dumps(typed)
-    if not isinstance(typed, list) or len(text) > MAX_DRAFT_CHARS:
-        raise ReportError(_("The sheet is too long or not readable."))
+    _storable(typed)
     with transaction.atomic():
         locked = _open_match(link, match)
         side = side_of(link, locked)
@@ -214,6 +230,7 @@ def submit(
         key = uuid.UUID(str(client_key))
     except ValueError as error:
         raise ReportError(_("The sheet was sent without its key: reload the page.")) from error
+    _storable(typed)
     deals = deals_payload(typed)
     with transaction.atomic():
         locked = results.lock_match(match)
@@ -357,10 +374,11 @@ def dispute(
 ) -> TableReport:
     """The other side disputes the sheet, saying why (and, if it likes, with its own sheet):
     both go to the referee."""
-    comment = (comment or "").strip()
+    comment = clean_text(comment)
     if not comment:
         raise ReportError(_("Say what is wrong with the sheet: the referee reads it."))
-    comment = comment[:MAX_COMMENT_CHARS]
+    if typed:
+        _storable(typed)
     deals = deals_payload(typed) if typed else None
     with transaction.atomic():
         locked = results.lock_match(match)
@@ -478,7 +496,7 @@ def decide(report: TableReport, choice: str, *, user, reason: str = "") -> Table
             raise ReportError(_("Choose one of the two sheets."))
         if chosen is None:
             raise ReportError(_("The other side gave no sheet of its own."))
-        reason = (reason or "").strip()[:MAX_COMMENT_CHARS]
+        reason = clean_text(reason)
         results.accept_version(chosen, user=user, reason=reason)
         if other is not None:
             other.refresh_from_db()
