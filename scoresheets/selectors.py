@@ -88,3 +88,39 @@ def sheet_state(match, side: str, reports=None) -> SheetState:
             )
     typing = any(r.state == State.DRAFT and r.side == other_side(side) for r in reports)
     return SheetState("enter", _("Enter the sheet deal by deal."), None, typing)
+
+
+ROOM_STATES = ("waiting", "being_entered", "awaiting", "referee", "in_force")
+"""What the desk's room shows per table, in the order a match goes through them."""
+
+
+def room_states(matches) -> dict[int, str]:
+    """Per match id, where its table stands for the desk's room view: ``waiting`` (nothing
+    typed yet), ``being_entered`` (a side is typing), ``awaiting`` (a sheet waits for the
+    other side's signature), ``referee`` (disputed, unanswered, or signed over another result),
+    ``in_force`` (the result is in). Two queries, whatever the number of matches."""
+    from scoresheets.services.reports import for_referee
+
+    State = TableReport.State
+    matches = list(matches)
+    by_match: dict[int, list[TableReport]] = {}
+    open_reports = TableReport.objects.filter(
+        match__in=[m.pk for m in matches],
+        state__in=(State.DRAFT, State.AWAITING, State.DISPUTED, State.EXPIRED, State.ACCEPTED),
+    ).select_related("version", "counter_version")
+    for report in open_reports:
+        by_match.setdefault(report.match_id, []).append(report)
+    states = {}
+    for match in matches:
+        reports = by_match.get(match.pk, [])
+        if any(for_referee(r) for r in reports):
+            states[match.pk] = "referee"
+        elif match.status == match.Status.DONE:
+            states[match.pk] = "in_force"
+        elif any(r.state == State.AWAITING for r in reports):
+            states[match.pk] = "awaiting"
+        elif any(r.state == State.DRAFT for r in reports):
+            states[match.pk] = "being_entered"
+        else:
+            states[match.pk] = "waiting"
+    return states

@@ -303,3 +303,16 @@ def test_a_knockout_level_after_its_deals_asks_for_tie_break_deals(db):
     home = links.link_for(tournament, match.home)
     report = reports.submit(home, match, [*level, tiebreak], client_key=uuid.uuid4()).report
     assert report.version.sheet["deals"][-1]["tiebreak"] is True
+
+
+def test_room_states_follow_the_table(running, first_match, sides):
+    from scoresheets.selectors import room_states
+
+    matches = list(Match.objects.filter(round__stage__tournament=running))
+    assert set(room_states(matches).values()) == {"waiting"}
+    reports.save_draft(sides[0], first_match, SHEET[:1])
+    assert room_states(matches)[first_match.pk] == "being_entered"
+    _submit(sides[0], first_match)
+    assert room_states(matches)[first_match.pk] == "awaiting"
+    reports.dispute(sides[1], first_match, "no")
+    assert room_states(matches)[first_match.pk] == "referee"
