@@ -384,7 +384,7 @@ def referee_page(request, slug):
                 user=request.user,
                 reason=request.POST.get("reason", ""),
             )
-            messages.success(request, _("Decision recorded: the result is in force."))
+            messages.success(request, _("Decision recorded."))
             return redirect("referee:disputes", slug=tournament.slug)
         except ResultError as refusal:
             messages.error(request, str(refusal))

@@ -477,7 +477,8 @@ def for_referee(report: TableReport) -> bool:
 
 def decide(report: TableReport, choice: str, *, user, reason: str = "") -> TableReport:
     """The referee's decision: ``"reported"`` (the submitting side's sheet) or ``"counter"``
-    (the other side's own sheet) comes into force; the other one is rejected."""
+    (the other side's own sheet) comes into force and the other one is rejected; ``"neither"``
+    rejects both (the result in force stays, or the referee enters one at the desk)."""
     with transaction.atomic():
         locked = results.lock_match(report.match)
         report = (
@@ -492,19 +493,29 @@ def decide(report: TableReport, choice: str, *, user, reason: str = "") -> Table
         chosen, other = report.version, report.counter_version
         if choice == "counter":
             chosen, other = other, chosen
-        elif choice != "reported":
+        elif choice not in ("reported", "neither"):
             raise ReportError(_("Choose one of the two sheets."))
         if chosen is None:
             raise ReportError(_("The other side gave no sheet of its own."))
         reason = clean_text(reason)
-        results.accept_version(chosen, user=user, reason=reason)
-        if other is not None:
-            other.refresh_from_db()
-            if other.status == ResultVersion.Status.AWAITING:
-                results.reject_version(other, user=user, reason=reason)
+        rejected = [other] if choice != "neither" else [chosen, other]
+        if choice != "neither":
+            results.accept_version(chosen, user=user, reason=reason)
+        for version in rejected:
+            if version is not None:
+                version.refresh_from_db()
+                if version.status == ResultVersion.Status.AWAITING:
+                    results.reject_version(version, user=user, reason=reason)
         report.state = State.DECIDED
         report.save(update_fields=["state", "updated_at"])
-        _log(locked, "table.decided", report, user=user, choice=choice, chosen=chosen.number)
+        _log(
+            locked,
+            "table.decided",
+            report,
+            user=user,
+            choice=choice,
+            chosen=None if choice == "neither" else chosen.number,
+        )
     return report
 
 

@@ -316,3 +316,14 @@ def test_room_states_follow_the_table(running, first_match, sides):
     assert room_states(matches)[first_match.pk] == "awaiting"
     reports.dispute(sides[1], first_match, "no")
     assert room_states(matches)[first_match.pk] == "referee"
+
+
+def test_the_referee_keeps_the_desks_result_over_a_signed_sheet(first_match, sides):
+    home, away = sides
+    report = _submit(home, first_match).report
+    desk = results.save_result(first_match, reports.deals_payload(OTHER)).version
+    reports.accept(away, first_match)
+    reports.decide(report, "neither", user=None, reason="the desk's result is right")
+    report.refresh_from_db()
+    assert report.state == State.DECIDED and results.in_force(first_match) == desk
+    assert ResultVersion.objects.get(pk=report.version_id).status == V.REJECTED
