@@ -75,4 +75,9 @@ app.conf.beat_schedule = {
         "schedule": float(os.environ.get("SCOPA_RATING_SWEEP_EVERY_S", "60")),
         "kwargs": {"full": True},
     },
+    # sheets at the table not countersigned in time go to the referee (scoresheets/tasks.py)
+    "expire-table-reports": {
+        "task": "scoresheets.expire_reports",
+        "schedule": float(os.environ.get("SCOPA_TABLE_SWEEP_EVERY_S", "60")),
+    },
 }

@@ -44,6 +44,9 @@ if not SECRET_KEY:
         )
     SECRET_KEY = DEVELOPMENT_SECRET_KEY
 ALLOWED_HOSTS = env("ALLOWED_HOSTS")
+# The address printed on table and line cards (docs/at-the-table.md), when the desk is opened at
+# another one than the phones reach; empty: the address the desk was opened at.
+PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="")
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 # Served over HTTPS (behind a proxy that terminates TLS): ``HTTPS=true`` turns on everything
@@ -287,6 +290,9 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "record-submission": env.str("THROTTLE_RECORD_SUBMISSION", default="30/min"),
         "export": env.str("THROTTLE_EXPORT", default="60/min"),
+        # per private link at the table (scoresheets/views.py): a phone typing a sheet checks
+        # it every few seconds
+        "table-link": env.str("THROTTLE_TABLE_LINK", default="120/min"),
     },
 }
 

@@ -10,6 +10,8 @@ from games.api.schema import RecordSchemaGenerator
 from ratings.urls import api_urlpatterns as ratings_api_urlpatterns
 from ratings.urls import export_urlpatterns as ratings_export_urlpatterns
 from scoresheets.desk_urls import desk_urlpatterns as room_desk_urlpatterns
+from scoresheets.urls import phone_urlpatterns as table_phone_urlpatterns
+from scoresheets.urls import referee_urlpatterns as table_referee_urlpatterns
 from tournaments.urls import desk_urlpatterns, public_urlpatterns
 from webhooks.urls import desk_urlpatterns as webhooks_desk_urlpatterns
 
@@ -39,5 +41,8 @@ urlpatterns = [
     path("desk/", include((desk_urlpatterns, "desk"))),
     path("desk/", include((webhooks_desk_urlpatterns, "webhooks"))),
     path("desk/", include((room_desk_urlpatterns, "room"))),
+    path("desk/", include((table_referee_urlpatterns, "referee"))),
+    # the players' phones at the table: the token in the URL is the credential (issue 11)
+    path("p/", include((table_phone_urlpatterns, "table"))),
     path("", include((public_urlpatterns, "public"))),
 ]

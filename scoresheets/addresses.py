@@ -8,23 +8,25 @@ view follow them from this one place.
 import logging
 
 from django.conf import settings
-from django.urls import NoReverseMatch, reverse
+from django.urls import reverse
 
 logger = logging.getLogger(__name__)
 
-PHONE_URL_NAME = "scoresheets:line"
-"""The phone score sheet of a private link, ``/p/<token>/``."""
+LINE_URL_NAME = "table:line"
+"""The phone page of a line's link, ``/p/<token>/``: its matches."""
 
-REFEREE_URL_NAME = "scoresheets:referee"
-"""The referee's page of one match: both sides' sheets and the decision."""
+SHEET_URL_NAME = "table:sheet"
+"""The phone score sheet of one match, ``/p/<token>/m/<match_id>/``."""
+
+REFEREE_URL_NAME = "referee:disputes"
+"""The referee's page: every disputed or unanswered sheet, both sides' versions, the decision."""
 
 
 def phone_path(link) -> str:
-    """The path of ``link``'s phone page."""
-    try:
-        return reverse(PHONE_URL_NAME, kwargs={"token": link.token})
-    except NoReverseMatch:  # until the phone pages are installed: their documented address
-        return f"/p/{link.token}/"
+    """The path of ``link``'s phone page: the match's sheet for a table card's link."""
+    if link.match_id is not None:
+        return reverse(SHEET_URL_NAME, kwargs={"token": link.token, "match_id": link.match_id})
+    return reverse(LINE_URL_NAME, kwargs={"token": link.token})
 
 
 def phone_url(request, link) -> str:
@@ -34,7 +36,7 @@ def phone_url(request, link) -> str:
     desk was opened at, so cards printed from a laptop on the venue's network still carry the
     address phones reach.
     """
-    base = getattr(settings, "PUBLIC_BASE_URL", "") or ""
+    base = settings.PUBLIC_BASE_URL
     path = phone_path(link)
     if base:
         return base.rstrip("/") + path
@@ -42,8 +44,5 @@ def phone_url(request, link) -> str:
 
 
 def referee_url(tournament, match_id: int) -> str:
-    """The page where the referee sees both versions of a match and decides."""
-    try:
-        return reverse(REFEREE_URL_NAME, kwargs={"slug": tournament.slug, "match_id": match_id})
-    except NoReverseMatch:  # until the referee's page is installed: the desk's result page
-        return reverse("desk:match", kwargs={"slug": tournament.slug, "match_id": match_id})
+    """Where the referee sees both versions of a match's sheet and decides."""
+    return reverse(REFEREE_URL_NAME, kwargs={"slug": tournament.slug}) + f"#m{match_id}"

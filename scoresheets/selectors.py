@@ -1,6 +1,8 @@
 """Reading private links: selectors return data or None; views decide the HTTP answer."""
 
-from scoresheets.models import PrivateLink
+from dataclasses import dataclass
+
+from scoresheets.models import PrivateLink, TableReport
 
 
 def link_by_token(token: str) -> PrivateLink | None:
@@ -28,3 +30,61 @@ def matches_of(link: PrivateLink):
     if link.match_id is not None:
         matches = matches.filter(pk=link.match_id)
     return matches
+
+
+# --------------------------------------------------------------------------- the table's state
+
+
+@dataclass
+class SheetState:
+    """Where a match's sheet stands for one side, and what that side does next.
+
+    ``code``: ``enter`` (type the sheet), ``answer`` (the other side's sheet waits for this
+    side's signature), ``waiting`` (this side's sheet waits for the other side), ``referee``
+    (disputed, unanswered, or signed over another result: the referee decides), ``in_force``
+    (the result is in), ``closed`` (no entry here: ``sentence`` says why)."""
+
+    code: str
+    sentence: str
+    report: TableReport | None = None
+    other_typing: bool = False
+
+
+def reports_of(match):
+    return list(
+        TableReport.objects.filter(match=match)
+        .select_related("version", "counter_version")
+        .order_by("-updated_at", "-pk")
+    )
+
+
+def sheet_state(match, side: str, reports=None) -> SheetState:
+    """The state of ``match``'s sheet as ``side`` sees it (read-only: expiry is the service's)."""
+    from django.utils.translation import gettext as _
+
+    from scoresheets.services.reports import entry_refusal, for_referee, other_side
+    from tournaments.models import Outcome
+
+    State = TableReport.State
+    reports = reports_of(match) if reports is None else reports
+    if match.outcome == Outcome.BYE:
+        return SheetState("closed", _("A bye has no result to enter."))
+    for report in reports:
+        if for_referee(report):
+            return SheetState("referee", _("The referee is deciding this match's result."), report)
+    if match.status == match.Status.DONE:
+        return SheetState("in_force", _("The result is in force."))
+    refusal = entry_refusal(match)
+    if refusal:
+        return SheetState("closed", refusal)
+    for report in reports:
+        if report.state == State.AWAITING:
+            if report.side == side:
+                return SheetState(
+                    "waiting", _("Your sheet is waiting for the other side's signature."), report
+                )
+            return SheetState(
+                "answer", _("The other side sent its sheet: check it and sign it."), report
+            )
+    typing = any(r.state == State.DRAFT and r.side == other_side(side) for r in reports)
+    return SheetState("enter", _("Enter the sheet deal by deal."), None, typing)

@@ -959,6 +959,8 @@ class ResultVersion(models.Model):
         SUPERSEDED = "superseded", _("Superseded")
         AWAITING = "awaiting", _("Awaiting decision")
         REJECTED = "rejected", _("Rejected")
+        # a side's own sheet at the table, until the other side answers (scoresheets)
+        PROPOSED = "proposed", _("Awaiting the other side's signature")
 
     match = models.ForeignKey(
         Match, on_delete=models.CASCADE, related_name="versions", verbose_name=_("match")

@@ -12,12 +12,12 @@ logger = logging.getLogger(__name__)
 
 
 def _live(tournament, line, match):
-    # No ordering: the model's default orders by the (nullable) match, an outer join that
-    # PostgreSQL refuses to lock (FOR UPDATE on the nullable side of an outer join).
+    # ordered by its own column: the model's ordering joins the (nullable) match, and
+    # PostgreSQL refuses FOR UPDATE on the nullable side of an outer join
     return (
         PrivateLink.objects.select_for_update()
         .filter(tournament=tournament, line=line, match=match, revoked_at__isnull=True)
-        .order_by()
+        .order_by("-created_at")
     )
 
 

@@ -843,23 +843,46 @@ def _save_version(
         submission=submission,
         reason=reason or "",
     )
-    if speaks_for_organizer(source) or current is None or current.is_removal:
-        action = _action_for(source, sheet)
+    _place(
+        match,
+        version,
+        current,
+        user=user,
+        label=label,
+        action=_action_for(source, sheet),
+        same_action="result.verified",
+    )
+    return SavedVersion(version, True)
+
+
+def _place(match, version, current, *, user, label, action, same_action, **extra):
+    """Precedence, for a new version and for a players' sheet both sides signed alike.
+
+    A source that speaks for the organizer comes into force; any other comes into force over no
+    result, a deletion, or the same result; otherwise it waits for a decision (a record or a
+    players' sheet never silently replaces another result)."""
+    if speaks_for_organizer(version.source) or current is None or current.is_removal:
         _put_in_force(match, version, current, user=user, action=action, label=label)
-    elif same_result(current.sheet, sheet):
+    elif same_result(current.sheet, version.sheet):
         # It says what the result in force says: it comes into force (the public page shows
         # its replay), confirmed if that result was, so a later record cannot push it aside.
         if current.is_confirmed:
             version.decided_at = timezone.now()
             version.reason = _("Same result as version %(n)d.") % {"n": current.number}
-        _put_in_force(match, version, current, user=user, action="result.verified", label=label)
+        _put_in_force(match, version, current, user=user, action=same_action, label=label)
     else:
-        # A record never silently replaces another result, the organizer's or another
-        # record's: the two disagree and the organizer (or referee) decides.
+        # the two disagree: the organizer (or referee) decides
         version.status = ResultVersion.Status.AWAITING
         version.save()
-        _log(match, "result.awaiting", version, user=user, label=label, in_force=current.number)
-    return SavedVersion(version, True)
+        _log(
+            match,
+            "result.awaiting",
+            version,
+            user=user,
+            label=label,
+            in_force=current.number,
+            **extra,
+        )
 
 
 def _action_for(source, sheet):
@@ -1064,3 +1087,183 @@ def reject_version(version, *, user=None, based_on=UNCHECKED, reason=""):
         version.save(update_fields=["status", "decided_by", "decided_at", "reason"])
         _log(locked, "result.rejected", version, user=user)
     return SavedVersion(version, True)
+
+
+# --------------------------------------------------------------------------- players' sheets
+#
+# At the table (``scoresheets``) one side types the match's sheet on its phone and the other
+# countersigns it. The side's sheet is a version of source "players" that waits, PROPOSED, for
+# the other side; signed by both it takes its place by the precedence of ``_place``; disputed
+# or left unanswered it waits for the referee (AWAITING), who decides with ``accept_version`` /
+# ``reject_version`` like on any other version.
+
+
+def lock_match(match) -> Match:
+    """The match row, locked until the end of the caller's transaction (always lock the match
+    before any row that depends on it, as every writer of a result does)."""
+    return _lock(match)
+
+
+def entry_refusal(match) -> str:
+    """Why no result can be entered on ``match`` now (a sentence), or ``""`` when it can: the
+    one check of the desk's form and of the players' phones."""
+    if match.round.stage.status == Stage.Status.CLOSED:
+        return _("This stage is closed: its results are final and cannot be changed here.")
+    if match.outcome == Outcome.BYE:
+        return _("A bye has no result to enter.")
+    if not (match.home_id and match.away_id):
+        return _("Both lines of this match must be known first.")
+    return ""
+
+
+# Codes of the match-end rule that only say the sheet is not finished yet (more deals to type,
+# a tie-break deal to play, the last capture to say), not that it is impossible.
+_ONGOING = {
+    "no_deals",
+    "not_finished",
+    "too_few_deals",
+    "knockout_level",
+    "tiebreak_level",
+    "level_at_target",
+    "level_when_time_ran_out",
+    "last_capture_missing",
+}
+
+
+@dataclass
+class SheetProgress:
+    """A sheet as typed so far, as the referee reads it: running totals, whether the match is
+    over (and who won), the sentence to show, and what the next deal must be."""
+
+    totals: tuple[int, int]
+    over: bool
+    winner_side: int | None
+    sentence: str
+    next_tiebreak: bool = False
+    needs_last_capture: bool = False
+    deals: int = 0
+
+
+def sheet_progress(match, deals, *, time_expired=False) -> SheetProgress:
+    """Judge a sheet while it is typed (nothing is stored): the same referee as
+    :func:`decide`; an impossible sheet raises ``ResultError`` with the referee's sentence,
+    one that is only unfinished says what is missing."""
+    parsed = parse_deals(deals)
+    _referee(match, parsed, None)
+    totals = (sum(d.points[0] for d in parsed), sum(d.points[1] for d in parsed))
+    tournament = match.round.stage.tournament
+    try:
+        judged = match_end.judge_sheet(
+            _end_rule(match),
+            [
+                match_end.SheetDeal(d.points, d.is_tiebreak, d.is_penalty, d.last_capture)
+                for d in parsed
+            ],
+            time_expired=bool(time_expired and tournament.time_limit_s),
+        )
+    except match_end.SheetRefused as refusal:
+        code = refusal.problem.code
+        sentence = _match_end_message(refusal.problem)
+        if code not in _ONGOING:
+            raise ResultError(sentence) from refusal
+        return SheetProgress(
+            totals,
+            False,
+            None,
+            sentence,
+            next_tiebreak=code in ("knockout_level", "tiebreak_level"),
+            needs_last_capture=code == "last_capture_missing",
+            deals=len(parsed),
+        )
+    names = _side_names(match)
+    if judged.winner is None:
+        sentence = _("Match over: a draw, %(h)d–%(a)d.") % {"h": totals[0], "a": totals[1]}
+    else:
+        sentence = _("Match over: %(line)s wins %(h)d–%(a)d.") % {
+            "line": names[judged.winner],
+            "h": judged.totals[0],
+            "a": judged.totals[1],
+        }
+    return SheetProgress(totals, True, judged.winner, sentence, deals=len(parsed))
+
+
+def propose_result(match, deals, *, time_expired=False, based_on=UNCHECKED, user=None, label=None):
+    """Check a side's sheet like :func:`save_result` and store it as a PROPOSED version of
+    source "players": it waits for the other side, nothing comes into force. A stale
+    ``based_on`` (another version came into force since the sheet was opened) raises
+    :class:`StaleResult`."""
+    parsed = parse_deals(deals)
+    with transaction.atomic():
+        locked = _lock(match)
+        _check_lines(locked)
+        decision = decide(locked, parsed, outcome=Outcome.COMPLETED, time_expired=time_expired)
+        current = in_force(locked)
+        seen = None if based_on is UNCHECKED else _based_on_number(based_on)
+        if based_on is not UNCHECKED and seen != (current.number if current else None):
+            raise StaleResult(current)
+        last = ResultVersion.objects.filter(match=locked).aggregate(n=Max("number"))["n"] or 0
+        version = ResultVersion.objects.create(
+            match=locked,
+            number=last + 1,
+            source=str(ResultSource.PLAYERS),
+            author=user if getattr(user, "is_authenticated", False) else None,
+            based_on=current,
+            sheet=sheet_of(decision, time_expired=time_expired),
+            status=ResultVersion.Status.PROPOSED,
+        )
+        _log(locked, "result.proposed", version, user=user, label=label)
+    return version
+
+
+def countersign(version, *, user=None, label=None) -> SavedVersion:
+    """Both sides signed a players' version: it takes its place by precedence (in force over no
+    result, a deletion or the same result; otherwise it waits for the referee). ``created``
+    says whether it came into force."""
+    with transaction.atomic():
+        locked, version, current = _decidable(version.pk, based_on=UNCHECKED)
+        _check_lines(locked)
+        if version.status == ResultVersion.Status.IN_FORCE:
+            return SavedVersion(version, False)
+        if version.status != ResultVersion.Status.PROPOSED:
+            raise ResultError(_("This sheet no longer waits for the other side's signature."))
+        _place(
+            locked,
+            version,
+            current,
+            user=user,
+            label=label,
+            action="result.countersigned",
+            same_action="result.countersigned",
+            countersigned=True,
+        )
+    return SavedVersion(version, version.status == ResultVersion.Status.IN_FORCE)
+
+
+def refer_version(version, *, user=None, label=None, reason=""):
+    """A players' version the other side disputed or left unanswered: it waits for the
+    referee's decision (``accept_version`` / ``reject_version``)."""
+    with transaction.atomic():
+        locked, version, _current = _decidable(version.pk, based_on=UNCHECKED)
+        if version.status != ResultVersion.Status.PROPOSED:
+            return version
+        version.status = ResultVersion.Status.AWAITING
+        if reason:
+            version.reason = reason
+        version.save(update_fields=["status", "reason"])
+        _log(locked, "result.awaiting", version, user=user, label=label, referred=True)
+    return version
+
+
+def withdraw_version(version, *, user=None, label=None, reason=""):
+    """A players' version that no longer stands (its side corrected its sheet, or another
+    result came into force first): rejected without a decision, nothing else changes."""
+    with transaction.atomic():
+        locked, version, _current = _decidable(version.pk, based_on=UNCHECKED)
+        if version.status not in (ResultVersion.Status.PROPOSED, ResultVersion.Status.AWAITING):
+            return version
+        version.status = ResultVersion.Status.REJECTED
+        if reason:
+            version.reason = reason
+        version.save(update_fields=["status", "reason"])
+        _log(locked, "result.withdrawn", version, user=user, label=label)
+    return version

@@ -126,6 +126,16 @@ def _action_labels():
         "result.awaiting": _("Record waiting for a decision"),
         "result.accepted": _("Version accepted"),
         "result.rejected": _("Version rejected"),
+        "result.proposed": _("Players' sheet submitted"),
+        "result.countersigned": _("Players' sheet signed by both sides"),
+        "result.withdrawn": _("Players' sheet withdrawn"),
+        "table.started": _("Sheet being entered at the table"),
+        "table.submitted": _("Sheet submitted at the table"),
+        "table.accepted": _("Sheet accepted by the other side"),
+        "table.disputed": _("Sheet disputed by the other side"),
+        "table.expired": _("Sheet not answered in time"),
+        "table.decided": _("Referee's decision on a disputed sheet"),
+        "table.superseded": _("Sheet superseded by another result"),
         "stage.closed": _("Stage closed"),
         "stage.reopened": _("Stage reopened"),
         "bracket.reseeded": _("Knock-out re-seeded from the current standings"),
@@ -538,13 +548,9 @@ def _default_rows(tournament, categories, knockout):
 
 def _result_editable(match):
     """Why a result cannot be entered here (a sentence), or ``""`` when it can."""
-    if match.round.stage.status == Stage.Status.CLOSED:
-        return _("This stage is closed: its results are final and cannot be changed here.")
-    if match.outcome == Outcome.BYE:
-        return _("A bye has no result to enter.")
-    if not (match.home_id and match.away_id):
-        return _("Both lines of this match must be known first.")
-    return ""
+    from tournaments.services import results
+
+    return results.entry_refusal(match)
 
 
 def _ended_by_time(match, tournament):

@@ -1,0 +1,553 @@
+"""The players' own sheets at the table: draft, submit, countersign or dispute, expiry, the
+referee's decision (docs/at-the-table.md).
+
+A thin ORM layer over ``tournaments.services.results``, which writes every version of a result:
+a side's submitted sheet is a PROPOSED version of source "players"; the other side's
+signature puts it in its place by the result service's precedence; a dispute or the time to
+countersign running out refers it to the referee. Every function locks the match row first
+(``results.lock_match``), then the reports, in one transaction; every step goes to the change
+log. Refusals raise ``ResultError`` (``ReportError``, ``StaleResult``) and store nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from scoresheets.exceptions import ReportError
+from scoresheets.models import PrivateLink, TableReport
+from tournaments.access import link_may_act
+from tournaments.exceptions import StaleResult
+from tournaments.models import Entry, Match, Outcome, ResultVersion
+from tournaments.services import changelog, results
+from tournaments.services.results import UNCHECKED
+
+logger = logging.getLogger(__name__)
+
+State = TableReport.State
+MAX_DRAFT_CHARS = 20_000
+MAX_COMMENT_CHARS = 2_000
+REFEREE_WAITS = (State.DISPUTED, State.EXPIRED)
+
+
+# --------------------------------------------------------------------------- reading helpers
+
+
+def side_of(link: PrivateLink, match: Match) -> str:
+    """``"home"`` or ``"away"``: the side of ``match`` the link's line plays."""
+    return Match.Slot.HOME if link.line_id == match.home_id else Match.Slot.AWAY
+
+
+def other_side(side: str) -> str:
+    return Match.Slot.AWAY if side == Match.Slot.HOME else Match.Slot.HOME
+
+
+def entry_refusal(match: Match) -> str:
+    """Why the players cannot report this match (a sentence) or ``""``: the desk form's own
+    refusals (closed stage, bye, knock-out slot still undecided), and a withdrawn line."""
+    refusal = results.entry_refusal(match)
+    if refusal:
+        return refusal
+    tournament_id = match.round.stage.tournament_id
+    if Entry.objects.filter(
+        tournament_id=tournament_id, line_id__in=(match.home_id, match.away_id), withdrawn=True
+    ).exists():
+        return _("A line of this match has withdrawn: the desk enters its result.")
+    return ""
+
+
+def deals_payload(typed) -> list:
+    """The deals a phone sent, as ``results.parse_deals`` reads them: empty deals dropped, a
+    side's points the sum of its categories (anything unreadable is passed on for the referee
+    to refuse with its own sentence)."""
+    if not isinstance(typed, list):
+        return typed
+    deals = []
+    for raw in typed:
+        if not isinstance(raw, dict):
+            deals.append(raw)
+            continue
+        breakdown = raw.get("breakdown")
+        if not isinstance(breakdown, list) or len(breakdown) != 2:
+            deals.append(raw)
+            continue
+        sides = []
+        for side in breakdown:
+            if not isinstance(side, dict):
+                sides.append(side)
+                continue
+            sides.append({k: _number(v) for k, v in side.items() if v not in ("", None)})
+        if all(isinstance(s, dict) and not s for s in sides):
+            continue
+        points = []
+        for side in sides:
+            values = list(side.values()) if isinstance(side, dict) else ["?"]
+            ints = [v for v in values if isinstance(v, int)]
+            points.append(sum(ints) if len(ints) == len(values) else "?")
+        deal = {"points": points, "breakdown": sides, "tiebreak": bool(raw.get("tiebreak"))}
+        if raw.get("last_capture") in (0, 1, "0", "1"):
+            deal["last_capture"] = int(raw["last_capture"])
+        deals.append(deal)
+    return deals
+
+
+def _number(value):
+    if isinstance(value, str) and value.strip().isdecimal():
+        return int(value.strip())
+    return value
+
+
+def _expired(report: TableReport, tournament, now=None) -> bool:
+    if report.state != State.AWAITING or report.submitted_at is None:
+        return False
+    now = now or timezone.now()
+    return report.submitted_at + timedelta(minutes=tournament.countersign_minutes) <= now
+
+
+def _log(match, action, report, *, link=None, user=None, **detail):
+    changelog.record(
+        match.round.stage.tournament,
+        action,
+        match=match,
+        user=user,
+        report=report.pk,
+        side=report.side,
+        state=report.state,
+        version=report.version.number if report.version_id else None,
+        link=link.pk if link is not None else None,
+        **detail,
+    )
+
+
+def _check_link(link: PrivateLink, match: Match) -> None:
+    if not link_may_act(link, match):
+        raise ReportError(_("This card does not serve this match."))
+
+
+def _open_match(link: PrivateLink, match: Match) -> Match:
+    """Lock the match and check the link and the match: the start of every players' step."""
+    locked = results.lock_match(match)
+    _check_link(link, locked)
+    refusal = entry_refusal(locked)
+    if refusal:
+        raise ReportError(refusal)
+    return locked
+
+
+def _reports(match, *states, side=None):
+    reports = TableReport.objects.select_for_update(of=("self",))
+    reports = reports.filter(match=match, state__in=states)
+    if side is not None:
+        reports = reports.filter(side=side)
+    return reports.select_related("version", "counter_version").order_by("-updated_at", "-pk")
+
+
+def _refuse_if_settled(match) -> None:
+    """The players' part is over once a sheet was signed or went to the referee."""
+    if any(for_referee(report) for report in _reports(match, *REFEREE_WAITS)):
+        raise ReportError(_("The referee is deciding this match's result: ask at the desk."))
+    signed = _reports(match, State.ACCEPTED).first()
+    if signed is not None:
+        raise ReportError(_("Both sides already signed this match's sheet."))
+    if match.status == Match.Status.DONE:
+        raise ReportError(
+            _("This match already has a result in force: if it is wrong, tell the referee.")
+        )
+
+
+# --------------------------------------------------------------------------- the players' steps
+
+
+def _storable(typed) -> None:
+    """Refuse what a phone sent that the database cannot keep as JSON: too long, not a list,
+    NUL characters or lone surrogates (PostgreSQL's jsonb takes neither)."""
+    text = json.dumps(typed)
+    unreadable = ReportError(_("The sheet is too long or not readable."))
+    if not isinstance(typed, list) or len(text) > MAX_DRAFT_CHARS or "\\u0000" in text:
+        raise unreadable
+    try:
+        json.dumps(typed, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise unreadable from error
+
+
+def clean_text(text, limit=MAX_COMMENT_CHARS) -> str:
+    """A comment or a reason as the database keeps it: no NUL, trimmed, at most ``limit``."""
+    return str(text or "").replace("\x00", "").strip()[:limit]
+
+
+def save_draft(link: PrivateLink, match: Match, typed) -> TableReport:
+    """Keep what a side has typed so far (the desk sees the table "being entered")."""
+    _storable(typed)
+    with transaction.atomic():
+        locked = _open_match(link, match)
+        side = side_of(link, locked)
+        draft = _reports(locked, State.DRAFT, side=side).first()
+        if draft is None:
+            draft = TableReport.objects.create(match=locked, side=side, link=link, deals=typed)
+            _log(locked, "table.started", draft, link=link)
+        elif draft.deals != typed:
+            draft.deals = typed
+            draft.link = link
+            draft.save(update_fields=["deals", "link", "updated_at"])
+    return draft
+
+
+@dataclass
+class Submitted:
+    """What a submission did: the report that now stands for the match's sheet, and whether
+    this call stored anything (``False``: the same submission again)."""
+
+    report: TableReport
+    created: bool
+
+
+def submit(
+    link: PrivateLink,
+    match: Match,
+    typed,
+    *,
+    client_key,
+    time_expired=False,
+    based_on=UNCHECKED,
+) -> Submitted:
+    """A side submits its sheet for the other side to countersign.
+
+    The same ``client_key`` again (a resend after the network dropped, a double tap) stores
+    nothing. A sheet opened before another result came into force is refused as stale
+    (``StaleResult``). If the other side's sheet already waits for this side's answer, this
+    submission answers it: the same result signs it, a different one disputes it with this
+    sheet as the counter-sheet.
+    """
+    try:
+        key = uuid.UUID(str(client_key))
+    except ValueError as error:
+        raise ReportError(_("The sheet was sent without its key: reload the page.")) from error
+    _storable(typed)
+    deals = deals_payload(typed)
+    with transaction.atomic():
+        locked = results.lock_match(match)
+        _check_link(link, locked)
+        side = side_of(link, locked)
+        again = TableReport.objects.filter(match=locked, client_key=key).first()
+        if again is not None and again.state != State.DRAFT:
+            if again.side != side:
+                raise ReportError(_("The sheet was sent without its key: reload the page."))
+            return Submitted(again, False)
+        refusal = entry_refusal(locked)
+        if refusal:
+            raise ReportError(refusal)
+        current = results.in_force(locked)
+        if based_on is not UNCHECKED and _number(based_on or None) != (
+            current.number if current else None
+        ):
+            raise StaleResult(
+                current,
+                _(
+                    "Another result came into force while you were typing: nothing was saved. "
+                    "Check it on this page; if it is wrong, tell the referee."
+                ),
+            )
+        _expire_locked(locked)
+        _refuse_if_settled(locked)
+        theirs = _reports(locked, State.AWAITING, side=other_side(side)).first()
+        if theirs is not None:
+            answer = _answer_with_sheet(link, locked, theirs, typed, deals, key, time_expired)
+            return Submitted(answer, True)
+        for earlier in _reports(locked, State.AWAITING, side=side):
+            # this side corrects its own sheet before the other side answered
+            results.withdraw_version(
+                earlier.version, label=f"link {link.pk}", reason=_("Corrected by its side.")
+            )
+            earlier.state = State.SUPERSEDED
+            earlier.save(update_fields=["state", "updated_at"])
+            _log(locked, "table.superseded", earlier, link=link, by="correction")
+        version = results.propose_result(
+            locked,
+            deals,
+            time_expired=time_expired,
+            based_on=based_on,
+            label=f"link {link.pk}",
+        )
+        report = _reports(locked, State.DRAFT, side=side).first() or TableReport(
+            match=locked, side=side
+        )
+        report.link = link
+        report.deals = typed
+        report.client_key = key
+        report.version = version
+        report.state = State.AWAITING
+        report.submitted_at = timezone.now()
+        report.save()
+        _log(locked, "table.submitted", report, link=link)
+    return Submitted(report, True)
+
+
+def _answer_with_sheet(link, match, theirs, typed, deals, key, time_expired) -> TableReport:
+    """Both sides typed the sheet: the same result signs theirs; another one disputes it."""
+    mine = _reports(match, State.DRAFT, side=side_of(link, match)).first() or TableReport(
+        match=match, side=side_of(link, match)
+    )
+    mine.link, mine.deals, mine.client_key = link, typed, key
+    mine.submitted_at = timezone.now()
+    sheet = _checked_sheet(match, deals, time_expired)
+    mine.state = State.SUPERSEDED
+    mine.save()
+    _log(match, "table.submitted", mine, link=link, answers=theirs.pk)
+    if results.same_result(theirs.version.sheet, sheet):
+        return _sign(link, match, theirs)
+    comment = _("The other side submitted a different sheet.")
+    return _dispute(link, match, theirs, comment, deals, time_expired)
+
+
+def _checked_sheet(match, deals, time_expired):
+    """The sheet a version of these deals would keep (the referee's checks, nothing stored)."""
+    parsed = results.parse_deals(deals)
+    decision = results.decide(match, parsed, outcome=Outcome.COMPLETED, time_expired=time_expired)
+    return results.sheet_of(decision, time_expired=time_expired)
+
+
+def _waiting_for(link, match, *, report_id=None) -> TableReport:
+    """The other side's sheet waiting for this link's answer (locked)."""
+    side = side_of(link, match)
+    reports = _reports(match, State.AWAITING, side=other_side(side))
+    if report_id is not None:
+        reports = reports.filter(pk=report_id)
+    report = reports.first()
+    if report is None:
+        raise ReportError(_("No sheet is waiting for your answer."))
+    if _expired(report, match.round.stage.tournament):
+        _expire(match, report)
+        raise ReportError(
+            _("The time to countersign has run out: the referee decides this match's result.")
+        )
+    return report
+
+
+def accept(link: PrivateLink, match: Match, *, report_id=None) -> TableReport:
+    """The other side signs the sheet: in force by the result service's precedence (or, over
+    a result the organizer already put in force, waiting for the referee). Signing twice
+    changes nothing."""
+    with transaction.atomic():
+        locked = results.lock_match(match)
+        _check_link(link, locked)
+        signed = _reports(locked, State.ACCEPTED, side=other_side(side_of(link, locked)))
+        if report_id is not None:
+            signed = signed.filter(pk=report_id)
+        if signed.exists():
+            return signed.first()
+        report = _waiting_for(link, locked, report_id=report_id)
+        return _sign(link, locked, report)
+
+
+def _sign(link, match, report) -> TableReport:
+    saved = results.countersign(report.version, label=f"link {link.pk}")
+    report.state = State.ACCEPTED
+    report.answered_at = timezone.now()
+    report.save(update_fields=["state", "answered_at", "updated_at"])
+    report.version.refresh_from_db()
+    _log(
+        match,
+        "table.accepted",
+        report,
+        link=link,
+        in_force=saved.version.status == ResultVersion.Status.IN_FORCE,
+    )
+    return report
+
+
+def dispute(
+    link: PrivateLink,
+    match: Match,
+    comment: str,
+    typed=None,
+    *,
+    time_expired=False,
+    report_id=None,
+) -> TableReport:
+    """The other side disputes the sheet, saying why (and, if it likes, with its own sheet):
+    both go to the referee."""
+    comment = clean_text(comment)
+    if not comment:
+        raise ReportError(_("Say what is wrong with the sheet: the referee reads it."))
+    if typed:
+        _storable(typed)
+    deals = deals_payload(typed) if typed else None
+    with transaction.atomic():
+        locked = results.lock_match(match)
+        _check_link(link, locked)
+        already = _reports(locked, State.DISPUTED, side=other_side(side_of(link, locked)))
+        if already.exists():
+            return already.first()
+        report = _waiting_for(link, locked, report_id=report_id)
+        return _dispute(link, locked, report, comment, deals, time_expired)
+
+
+def _dispute(link, match, report, comment, deals, time_expired=False) -> TableReport:
+    counter = None
+    if deals:
+        counter = results.propose_result(
+            match, deals, time_expired=time_expired, label=f"link {link.pk}"
+        )
+        counter = results.refer_version(counter, label=f"link {link.pk}", reason=comment)
+    report.version = results.refer_version(report.version, label=f"link {link.pk}", reason=comment)
+    report.state = State.DISPUTED
+    report.answered_at = timezone.now()
+    report.answer_comment = comment
+    report.counter_version = counter
+    report.save()
+    _log(
+        match,
+        "table.disputed",
+        report,
+        link=link,
+        comment=comment,
+        counter_version=counter.number if counter else None,
+    )
+    return report
+
+
+# --------------------------------------------------------------------------- time and referee
+
+
+def _expire(match, report) -> None:
+    report.version = results.refer_version(
+        report.version, reason=_("Not answered within the time to countersign.")
+    )
+    report.state = State.EXPIRED
+    report.save(update_fields=["state", "updated_at"])
+    _log(match, "table.expired", report)
+
+
+def _expire_locked(match, now=None) -> int:
+    tournament = match.round.stage.tournament
+    expired = 0
+    for report in _reports(match, State.AWAITING):
+        if _expired(report, tournament, now):
+            _expire(match, report)
+            expired += 1
+    return expired
+
+
+def expire_due(*, match=None, tournament=None, now=None) -> int:
+    """Send to the referee every sheet left unanswered past its tournament's time to
+    countersign (the Celery beat sweep, and every page that shows a sheet). Returns how many."""
+    now = now or timezone.now()
+    waiting = TableReport.objects.filter(state=State.AWAITING, submitted_at__isnull=False)
+    if match is not None:
+        waiting = waiting.filter(match=match)
+    if tournament is not None:
+        waiting = waiting.filter(match__round__stage__tournament=tournament)
+    due = [
+        report.match_id
+        for report in waiting.select_related("match__round__stage__tournament")
+        if _expired(report, report.match.round.stage.tournament, now)
+    ]
+    expired = 0
+    for match_id in sorted(set(due)):
+        with transaction.atomic():
+            expired += _expire_locked(results.lock_match(Match(pk=match_id)), now)
+    if expired:
+        logger.info("%d table report(s) sent to the referee after the time to countersign", expired)
+    return expired
+
+
+def for_referee(report: TableReport) -> bool:
+    """Whether the referee has to decide on this report (disputed, unanswered, or signed by
+    both over a result the organizer had already put in force)."""
+    if report.state in REFEREE_WAITS:
+        # unless the referee already rejected its versions (on the desk's result page)
+        return any(
+            version is not None and version.status == ResultVersion.Status.AWAITING
+            for version in (report.version, report.counter_version)
+        )
+    return (
+        report.state == State.ACCEPTED
+        and report.version_id is not None
+        and report.version.status == ResultVersion.Status.AWAITING
+    )
+
+
+def decide(report: TableReport, choice: str, *, user, reason: str = "") -> TableReport:
+    """The referee's decision: ``"reported"`` (the submitting side's sheet) or ``"counter"``
+    (the other side's own sheet) comes into force and the other one is rejected; ``"neither"``
+    rejects both (the result in force stays, or the referee enters one at the desk)."""
+    with transaction.atomic():
+        locked = results.lock_match(report.match)
+        report = (
+            TableReport.objects.select_for_update(of=("self",))
+            .select_related("version", "counter_version")
+            .get(pk=report.pk)
+        )
+        if report.state == State.DECIDED:
+            return report
+        if not for_referee(report):
+            raise ReportError(_("This sheet does not wait for the referee."))
+        chosen, other = report.version, report.counter_version
+        if choice == "counter":
+            chosen, other = other, chosen
+        elif choice not in ("reported", "neither"):
+            raise ReportError(_("Choose one of the two sheets."))
+        if chosen is None:
+            raise ReportError(_("The other side gave no sheet of its own."))
+        reason = clean_text(reason)
+        rejected = [other] if choice != "neither" else [chosen, other]
+        if choice != "neither":
+            results.accept_version(chosen, user=user, reason=reason)
+        for version in rejected:
+            if version is not None:
+                version.refresh_from_db()
+                if version.status == ResultVersion.Status.AWAITING:
+                    results.reject_version(version, user=user, reason=reason)
+        report.state = State.DECIDED
+        report.save(update_fields=["state", "updated_at"])
+        _log(
+            locked,
+            "table.decided",
+            report,
+            user=user,
+            choice=choice,
+            chosen=None if choice == "neither" else chosen.number,
+        )
+    return report
+
+
+def on_result_changed(match) -> None:
+    """Another result came into force: a draft of the match stops being "being entered"; a
+    sheet waiting for the referee is settled when one of its versions was accepted elsewhere
+    (the desk's result page) or when a result came into force after it was referred (the
+    referee entered another one at the desk form). A sheet awaiting the other side's signature
+    stays: signed, it takes its place by precedence (over the organizer's result it waits for
+    the referee)."""
+    open_states = (State.DRAFT, *REFEREE_WAITS, State.ACCEPTED)
+    if not TableReport.objects.filter(match=match, state__in=open_states).exists():
+        return
+    with transaction.atomic():
+        locked = results.lock_match(match)
+        current = results.in_force(locked)
+        if current is None or current.is_removal:
+            return
+        for report in _reports(locked, *open_states):
+            ours = current.pk in (report.version_id, report.counter_version_id)
+            if report.state == State.ACCEPTED and (ours or not for_referee(report)):
+                continue
+            if report.state != State.DRAFT and not ours:
+                referred = report.answered_at or report.submitted_at
+                if referred and current.created_at < referred:
+                    continue  # in force before the sheet was referred: the referee decides
+            for version in (report.version, report.counter_version):
+                if version is not None and version.pk != current.pk:
+                    results.withdraw_version(
+                        version,
+                        reason=_("Version %(n)d came into force.") % {"n": current.number},
+                    )
+            report.state = State.SUPERSEDED if report.state == State.DRAFT else State.DECIDED
+            report.save(update_fields=["state", "updated_at"])
+            _log(locked, "table.superseded", report, in_force=current.number)

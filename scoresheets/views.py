@@ -1,0 +1,434 @@
+"""The players' phone pages (no account: the token in the URL is the credential) and the
+referee's page on the desk.
+
+A token nobody issued is a 404; a revoked one gets its own refusal (410: ask the desk for a new
+card); a match the link may not act on (``tournaments.access.link_may_act``) is a 404. Every
+change goes through ``scoresheets.services.reports``; refusals come back as the service's
+sentence, so nothing a phone sends gives a 500 or stores half a sheet.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import uuid
+from functools import wraps
+from math import ceil
+
+from django.contrib import messages
+from django.db.models import Q
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+from rest_framework.throttling import SimpleRateThrottle
+
+from scoresheets import selectors
+from scoresheets.models import TableReport
+from scoresheets.services import reports
+from tournaments.access import Action, link_may_act
+from tournaments.exceptions import ResultError, StaleResult
+from tournaments.models import Match, Stage
+from tournaments.services import results
+from tournaments.views import selectors as tsel
+from tournaments.views.desk import _desk_tournament, login_required
+
+logger = logging.getLogger(__name__)
+
+MAX_BODY = 40_000
+
+
+class _LinkThrottle(SimpleRateThrottle):
+    """Requests per private link (not per address: a venue's phones share one Wi-Fi address),
+    counted in the default cache (locmem on one process, Redis across workers)."""
+
+    scope = "table-link"
+
+    def get_cache_key(self, request, view):
+        digest = hashlib.sha256(view.token.encode()).hexdigest()[:32]
+        return self.cache_format % {"scope": self.scope, "ident": digest}
+
+
+def _throttled(view):
+    @wraps(view)
+    def wrapped(request, token, *args, **kwargs):
+        throttle = _LinkThrottle()
+        if not throttle.allow_request(request, _Token(token)):
+            wait = max(1, ceil(throttle.wait() or 1))
+            response = HttpResponse(
+                _("Too many requests; try again in %(s)d seconds.") % {"s": wait},
+                status=429,
+                content_type="text/plain; charset=utf-8",
+            )
+            response["Retry-After"] = str(wait)
+            return response
+        return view(request, token, *args, **kwargs)
+
+    return wrapped
+
+
+class _Token:
+    def __init__(self, token):
+        self.token = str(token)[:64]
+
+
+class _Revoked(Exception):
+    def __init__(self, link):
+        self.link = link
+
+
+def _link(token):
+    link = selectors.link_by_token(token)
+    if link is None:
+        raise Http404("No such link")
+    if not link.is_live:
+        raise _Revoked(link)
+    return link
+
+
+def _revoked_page(request, link):
+    return render(
+        request,
+        "scoresheets/revoked.html",
+        {"tournament": link.tournament, "line": link.line},
+        status=410,
+    )
+
+
+def _with_link(view):
+    """Resolve the token (404 / 410) and throttle, before the view runs."""
+
+    @_throttled
+    @wraps(view)
+    def wrapped(request, token, *args, **kwargs):
+        try:
+            link = _link(token)
+        except _Revoked as revoked:
+            return _revoked_page(request, revoked.link)
+        return view(request, link, *args, **kwargs)
+
+    return wrapped
+
+
+def _match(link, match_id) -> Match:
+    match = (
+        selectors.matches_of(link)
+        .filter(pk=match_id)
+        .select_related("round__stage__tournament", "home", "away", "group")
+        .first()
+    )
+    if match is None or not link_may_act(link, match):
+        raise Http404("No such match for this link")
+    return match
+
+
+# --------------------------------------------------------------------------- shown sheets
+
+
+def _categories(tournament):
+    return [(c, tsel.category_label(c)) for c in tsel.scoring_categories(tournament)]
+
+
+def _shown_deals(sheet, categories):
+    """A version's deals for a read-only sheet: per deal, each side's points and categories,
+    and the running totals."""
+    rows, running = [], [0, 0]
+    for deal in (sheet or {}).get("deals", []):
+        points = deal["points"]
+        running = [running[0] + points[0], running[1] + points[1]]
+        rows.append(
+            {
+                "number": deal.get("number", len(rows)) + 1,
+                "points": points,
+                "running": list(running),
+                "tiebreak": deal.get("tiebreak", False),
+                "cells": [
+                    (label, deal["breakdown"][0].get(key, 0), deal["breakdown"][1].get(key, 0))
+                    for key, label in categories
+                    if deal["breakdown"][0].get(key) or deal["breakdown"][1].get(key)
+                ],
+            }
+        )
+    return rows
+
+
+def _sheet_of(version):
+    return version.sheet if version is not None else None
+
+
+def _names(match):
+    return (match.home.name if match.home_id else "?", match.away.name if match.away_id else "?")
+
+
+# --------------------------------------------------------------------------- phone pages
+
+
+@require_http_methods(["GET"])
+@_with_link
+def line_page(request, link):
+    """The line's matches on its card: round, table, opponent, state, what to do next."""
+    reports.expire_due(tournament=link.tournament)
+    matches = (
+        selectors.matches_of(link)
+        .select_related("round__stage", "home", "away")
+        .order_by("round__stage__order", "round__number", "table_number", "pk")
+    )
+    rows = []
+    for match in matches:
+        side = reports.side_of(link, match)
+        opponent = match.away if side == Match.Slot.HOME else match.home
+        rows.append(
+            {
+                "match": match,
+                "opponent": opponent,
+                "state": selectors.sheet_state(match, side),
+                "url": reverse("table:sheet", args=[link.token, match.pk]),
+            }
+        )
+    return render(
+        request,
+        "scoresheets/line.html",
+        {"link": link, "tournament": link.tournament, "line": link.line, "rows": rows},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@_with_link
+def sheet_page(request, link, match_id):
+    """One match's sheet: typed deal by deal, or the other side's to sign or dispute."""
+    match = _match(link, match_id)
+    tournament = match.round.stage.tournament
+    reports.expire_due(match=match)
+    side = reports.side_of(link, match)
+    error, status = "", 200
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        report_id = _int(request.POST.get("report"))
+        try:
+            if action == "accept":
+                reports.accept(link, match, report_id=report_id)
+                messages.success(request, _("You signed the sheet. Thank you!"))
+            elif action == "dispute":
+                reports.dispute(link, match, request.POST.get("comment", ""), report_id=report_id)
+                messages.success(request, _("Your objection went to the referee."))
+            else:
+                raise ResultError(_("Unknown action."))
+            return redirect("table:sheet", token=link.token, match_id=match.pk)
+        except ResultError as refusal:
+            error, status = str(refusal), 400
+        match.refresh_from_db()
+    state_reports = selectors.reports_of(match)
+    state = selectors.sheet_state(match, side, state_reports)
+    categories = _categories(tournament)
+    own = request.GET.get("own") == "1"
+    entering = state.code == "enter" or (own and state.code in ("answer", "waiting"))
+    shown = None
+    if state.code in ("answer", "waiting", "referee") and state.report is not None:
+        shown = _sheet_of(state.report.version)
+    elif state.code == "in_force":
+        shown = _sheet_of(results.in_force(match))
+    draft = next(
+        (r for r in state_reports if r.side == side and r.state == TableReport.State.DRAFT), None
+    )
+    current = results.in_force(match)
+    own_sheet = state.report.deals if own and state.report and state.report.side == side else []
+    entry = {
+        "categories": [{"key": k, "label": str(label)} for k, label in categories],
+        "deals": (draft.deals if draft else []) or own_sheet,
+        "names": list(_names(match)),
+        "side": 0 if side == Match.Slot.HOME else 1,
+        "time_limited": bool(tournament.time_limit_s),
+    }
+    context = {
+        "link": link,
+        "tournament": tournament,
+        "match": match,
+        "side": side,
+        "names": _names(match),
+        "state": state,
+        "error": error,
+        "entering": entering,
+        "shown": _shown_deals(shown, categories) if shown else None,
+        "shown_result": (shown or {}).get("result"),
+        "categories": categories,
+        "entry": entry,
+        "entry_json": json.dumps(entry),
+        "client_key": uuid.uuid4(),
+        "based_on": current.number if current else "",
+        "storage_key": f"scopa-table:{match.pk}:{side}",
+        "knockout": match.round.stage.kind == Stage.Kind.KNOCKOUT,
+        "line_url": reverse("table:line", args=[link.token]),
+    }
+    return render(request, "scoresheets/sheet.html", context, status=status)
+
+
+def _int(raw):
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        return None
+
+
+def _json_body(request):
+    if len(request.body or b"") > MAX_BODY:
+        raise ResultError(_("The sheet is too long or not readable."))
+    try:
+        data = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ResultError(_("The sheet is too long or not readable.")) from error
+    if not isinstance(data, dict):
+        raise ResultError(_("The sheet is too long or not readable."))
+    return data
+
+
+@require_POST
+@_with_link
+def check_sheet(request, link, match_id):
+    """The server's reading of the sheet as typed so far (totals, over, the referee's
+    sentence, what the next deal must be); the draft is kept, so the desk sees the table
+    entering its result. The phone holds no copy of the rules."""
+    match = _match(link, match_id)
+    try:
+        data = _json_body(request)
+        typed = data.get("deals", [])
+        state = selectors.sheet_state(match, reports.side_of(link, match))
+        if state.code in ("closed", "in_force", "referee"):
+            raise ResultError(state.sentence)
+        if state.code == "enter":
+            reports.save_draft(link, match, typed)
+        progress = results.sheet_progress(
+            match, reports.deals_payload(typed), time_expired=bool(data.get("time_expired"))
+        )
+    except ResultError as refusal:
+        return JsonResponse({"ok": False, "error": str(refusal)})
+    return JsonResponse(
+        {
+            "ok": True,
+            "totals": list(progress.totals),
+            "over": progress.over,
+            "winner": progress.winner_side,
+            "sentence": progress.sentence,
+            "next_tiebreak": progress.next_tiebreak,
+            "needs_last_capture": progress.needs_last_capture,
+            "deals": progress.deals,
+        }
+    )
+
+
+@require_POST
+@_with_link
+def submit_sheet(request, link, match_id):
+    """Submit this side's sheet (JSON); the same ``client_key`` again stores nothing."""
+    match = _match(link, match_id)
+    url = reverse("table:sheet", args=[link.token, match.pk])
+    try:
+        data = _json_body(request)
+        submitted = reports.submit(
+            link,
+            match,
+            data.get("deals", []),
+            client_key=data.get("client_key", ""),
+            time_expired=bool(data.get("time_expired")),
+            based_on=data.get("based_on", ""),
+        )
+    except StaleResult as refusal:
+        return JsonResponse({"ok": False, "error": str(refusal), "url": url}, status=409)
+    except ResultError as refusal:
+        return JsonResponse({"ok": False, "error": str(refusal)}, status=400)
+    if submitted.created:
+        messages.success(request, _("Sheet sent."))
+    return JsonResponse({"ok": True, "created": submitted.created, "url": url})
+
+
+# --------------------------------------------------------------------------- the referee
+
+
+def _referee_reports(tournament):
+    reports.expire_due(tournament=tournament)
+    candidates = (
+        TableReport.objects.filter(match__round__stage__tournament=tournament)
+        .filter(
+            Q(state__in=reports.REFEREE_WAITS)
+            | Q(state=TableReport.State.ACCEPTED, version__status="awaiting")
+        )
+        .select_related(
+            "version", "counter_version", "match__home", "match__away", "match__round__stage"
+        )
+        .order_by("submitted_at", "pk")
+    )
+    return [report for report in candidates if reports.for_referee(report)]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def referee_page(request, slug):
+    """Disputed and unanswered sheets, both versions side by side; the referee decides."""
+    tournament = _desk_tournament(request, slug, Action.DECIDE)
+    status = 200
+    if request.method == "POST":
+        report = (
+            TableReport.objects.filter(
+                match__round__stage__tournament=tournament, pk=_int(request.POST.get("report"))
+            )
+            .select_related("match")
+            .first()
+        )
+        try:
+            if report is None:
+                raise ResultError(_("No such sheet."))
+            reports.decide(
+                report,
+                request.POST.get("choice", ""),
+                user=request.user,
+                reason=request.POST.get("reason", ""),
+            )
+            messages.success(request, _("Decision recorded."))
+            return redirect("referee:disputes", slug=tournament.slug)
+        except ResultError as refusal:
+            messages.error(request, str(refusal))
+            status = 400
+    categories = _categories(tournament)
+    items = []
+    for report in _referee_reports(tournament):
+        match = report.match
+        sides = [
+            {
+                "label": _("Sheet of %(line)s") % {"line": _side_line(match, report.side)},
+                "choice": "reported",
+                "deals": _shown_deals(_sheet_of(report.version), categories),
+                "result": (_sheet_of(report.version) or {}).get("result"),
+            }
+        ]
+        if report.counter_version_id:
+            sides.append(
+                {
+                    "label": _("Sheet of %(line)s")
+                    % {"line": _side_line(match, reports.other_side(report.side))},
+                    "choice": "counter",
+                    "deals": _shown_deals(_sheet_of(report.counter_version), categories),
+                    "result": (_sheet_of(report.counter_version) or {}).get("result"),
+                }
+            )
+        current = results.in_force(match)
+        items.append(
+            {
+                "report": report,
+                "match": match,
+                "names": _names(match),
+                "sides": sides,
+                "in_force": current if current and not current.is_removal else None,
+            }
+        )
+    return render(
+        request,
+        "scoresheets/referee.html",
+        {"tournament": tournament, "items": items},
+        status=status,
+    )
+
+
+def _side_line(match, side):
+    line = match.home if side == Match.Slot.HOME else match.away
+    return line.name if line else "?"

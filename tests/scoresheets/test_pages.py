@@ -1,0 +1,106 @@
+"""The phone pages and the referee's page through the test client (the browser tests in
+tests/browser/test_at_the_table.py drive the same pages in Chromium)."""
+
+import json
+import uuid
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from scoresheets.models import TableReport
+from scoresheets.services import links, reports
+from tests.scoresheets.test_reports import OTHER, SHEET
+from tournaments.models import ChangeLog, Match, Role, TournamentRole
+
+
+@pytest.fixture
+def cards(running, first_match):
+    return links.link_for(running, first_match.home), links.link_for(running, first_match.away)
+
+
+def _post_json(client, url, data):
+    return client.post(url, json.dumps(data), content_type="application/json")
+
+
+def test_unknown_revoked_and_foreign(client, running, first_match, cards):
+    assert client.get(reverse("table:line", args=["nope" * 6])).status_code == 404
+    foreign = (
+        Match.objects.filter(round__stage__tournament=running)
+        .exclude(home=first_match.home)
+        .exclude(away=first_match.home)
+        .first()
+    )
+    assert client.get(reverse("table:sheet", args=[cards[0].token, foreign.pk])).status_code == 404
+    check = reverse("table:check", args=[cards[0].token, foreign.pk])
+    assert _post_json(client, check, {"deals": []}).status_code == 404
+    links.revoke(cards[0])
+    refused = client.get(reverse("table:sheet", args=[cards[0].token, first_match.pk]))
+    assert refused.status_code == 410
+    assert "new card" in refused.content.decode() or "nuova" in refused.content.decode()
+
+
+def test_enter_check_submit_and_sign(client, first_match, cards):
+    home, away = cards
+    line = client.get(reverse("table:line", args=[home.token]))
+    assert line.status_code == 200 and first_match.away.name in line.content.decode()
+    page = client.get(reverse("table:sheet", args=[home.token, first_match.pk]))
+    assert page.status_code == 200 and b'id="sheet"' in page.content
+    check = reverse("table:check", args=[home.token, first_match.pk])
+    partial = _post_json(client, check, {"deals": SHEET[:1]}).json()
+    assert partial["ok"] and partial["totals"] == [5, 2] and not partial["over"]
+    assert TableReport.objects.get(match=first_match).state == "draft"  # the desk sees it
+    wrong = _post_json(client, check, {"deals": [{"breakdown": [{"carte": 3}, {}]}]}).json()
+    assert not wrong["ok"] and wrong["error"]
+    assert _post_json(client, check, {"deals": SHEET})["Content-Type"] == "application/json"
+    submit = reverse("table:submit", args=[home.token, first_match.pk])
+    payload = {"deals": SHEET, "client_key": str(uuid.uuid4()), "based_on": ""}
+    first = _post_json(client, submit, payload)
+    again = _post_json(client, submit, payload)
+    assert first.json()["created"] and again.status_code == 200 and not again.json()["created"]
+    answer = client.get(reverse("table:sheet", args=[away.token, first_match.pk]))
+    assert b'value="accept"' in answer.content
+    signed = client.post(
+        reverse("table:sheet", args=[away.token, first_match.pk]), {"action": "accept"}
+    )
+    assert signed.status_code == 302
+    assert Match.objects.get(pk=first_match.pk).winner_id == first_match.home_id
+
+
+def test_dispute_goes_to_the_referee_who_decides(client, running, first_match, cards):
+    home, away = cards
+    reports.submit(home, first_match, SHEET, client_key=uuid.uuid4())
+    sheet_url = reverse("table:sheet", args=[away.token, first_match.pk])
+    assert client.post(sheet_url, {"action": "dispute", "comment": ""}).status_code == 400
+    client.post(sheet_url, {"action": "dispute", "comment": "Deal 2 was ours"})
+    # disputed: the players' part is over, a sheet typed now is refused
+    submit = reverse("table:submit", args=[away.token, first_match.pk])
+    late = _post_json(client, submit, {"deals": OTHER, "client_key": str(uuid.uuid4())})
+    assert late.status_code == 400
+    referee = User.objects.create_user("arbitro", password="x")
+    TournamentRole.objects.create(tournament=running, user=referee, role=Role.REFEREE)
+    client.force_login(referee)
+    page = client.get(reverse("referee:disputes", args=[running.slug]))
+    assert page.status_code == 200 and "Deal 2 was ours" in page.content.decode()
+    report = TableReport.objects.get(match=first_match, state="disputed")
+    decided = client.post(
+        reverse("referee:disputes", args=[running.slug]),
+        {"report": report.pk, "choice": "reported", "reason": "checked the paper"},
+    )
+    assert decided.status_code == 302
+    assert Match.objects.get(pk=first_match.pk).winner_id == first_match.home_id
+    assert ChangeLog.objects.filter(action="table.decided", user=referee).exists()
+
+
+def test_a_link_is_throttled_on_its_own(client, first_match, cards, monkeypatch):
+    from django.core.cache import cache
+
+    from scoresheets.views import _LinkThrottle
+
+    cache.clear()
+    monkeypatch.setattr(_LinkThrottle, "THROTTLE_RATES", {"table-link": "2/min"})
+    url = reverse("table:line", args=[cards[0].token])
+    assert [client.get(url).status_code for _ in range(3)] == [200, 200, 429]
+    # another card at the same address (the venue's Wi-Fi) is not held back
+    assert client.get(reverse("table:line", args=[cards[1].token])).status_code == 200
+    cache.clear()
