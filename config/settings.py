@@ -255,6 +255,9 @@ WEBHOOK_TIMEOUT_S = env.float("WEBHOOK_TIMEOUT_S", default=5.0)
 WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)
 WEBHOOK_RETRY_BASE_S = env.float("WEBHOOK_RETRY_BASE_S", default=30.0)
 WEBHOOK_RETRY_MAX_S = env.float("WEBHOOK_RETRY_MAX_S", default=3600.0)
+# A delivery with no attempt this long after it was queued (or after its retry was due) lost its
+# broker message: the beat sweep (webhooks.tasks.sweep_stuck) queues it again.
+WEBHOOK_STUCK_AFTER_S = env.float("WEBHOOK_STUCK_AFTER_S", default=300.0)
 # With eager Celery (no broker) a delivery gets one attempt: retrying in-process would hold up
 # the request that caused the event.
 WEBHOOK_RETRY_EAGER = env.bool("WEBHOOK_RETRY_EAGER", default=False)
