@@ -50,9 +50,16 @@
         refresh(el);
       }
     };
+    // max-age=0: the pages let the browser reuse an answer for a few seconds, which must not
+    // hide the change just announced; the browser asks again (a 304 when nothing changed).
     // htmx.ajax's promise settles once the swap is done (or the request failed or was dropped).
     window.htmx
-      .ajax("GET", el.getAttribute("hx-get"), {source: el, target: el, swap: "innerHTML"})
+      .ajax("GET", el.getAttribute("hx-get"), {
+        source: el,
+        target: el,
+        swap: "innerHTML",
+        headers: {"Cache-Control": "max-age=0"},
+      })
       .then(done, done);
   }
 
