@@ -237,11 +237,17 @@ CELERY_TIMEZONE = TIME_ZONE
 # (or REDIS_URL) is set, so every process reaches every socket; in memory otherwise (one process,
 # the embedded default).
 CHANNEL_LAYER_URL = env("CHANNEL_LAYER_URL", default="") or env("REDIS_URL", default="")
+# redis-py 8 reads with a 5 s socket timeout by default, the same 5 s that channels_redis blocks
+# waiting for a message: every idle socket's consumer then died with a TimeoutError (and its page
+# reconnected). Reads wait longer than the layer's blocking pop.
+CHANNEL_LAYER_HOST = {"address": CHANNEL_LAYER_URL, "socket_timeout": 30}
 CHANNEL_LAYERS = {
     "default": (
         {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [CHANNEL_LAYER_URL], "prefix": "scopa-live"},
+            "BACKEND": env(
+                "CHANNEL_LAYER_BACKEND", default="channels_redis.core.RedisChannelLayer"
+            ),
+            "CONFIG": {"hosts": [CHANNEL_LAYER_HOST], "prefix": "scopa-live"},
         }
         if CHANNEL_LAYER_URL
         else {"BACKEND": "channels.layers.InMemoryChannelLayer"}

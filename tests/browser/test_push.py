@@ -10,17 +10,16 @@ from django.db import connection
 from django.test import Client
 
 from tests.api import factories
-from tests.live.conftest import (  # noqa: F401  (fixtures)
-    _fast_passwords,
-    channel_layer,
-    daphne_server,
-    eager_celery,
-)
 from tests.tournaments.helpers import deals
 from tournaments.models import Tournament
 from tournaments.services import results
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def test_the_desk_and_the_standings_follow_a_result_without_polling(browser, daphne_server):
@@ -62,8 +61,8 @@ def test_the_desk_and_the_standings_follow_a_result_without_polling(browser, dap
             "() => document.querySelector('#missing-h .count').innerText === '0'", timeout=3000
         )
         standings.wait_for_function(
-            "([name]) => [...document.querySelectorAll('table.standings tbody tr')]"
-            ".some(tr => tr.innerText.includes(name) && tr.querySelectorAll('td')[1].innerText == '1')",
+            "([name]) => [...document.querySelectorAll('table.standings tbody tr')].some("
+            "tr => tr.innerText.includes(name) && tr.querySelectorAll('td')[1].innerText == '1')",
             arg=[match.home.name],
             timeout=3000,
         )
