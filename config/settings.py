@@ -239,8 +239,10 @@ CELERY_TIMEZONE = TIME_ZONE
 CHANNEL_LAYER_URL = env("CHANNEL_LAYER_URL", default="") or env("REDIS_URL", default="")
 # redis-py 8 reads with a 5 s socket timeout by default, the same 5 s that channels_redis blocks
 # waiting for a message: every idle socket's consumer then died with a TimeoutError (and its page
-# reconnected). Reads wait longer than the layer's blocking pop.
-CHANNEL_LAYER_HOST = {"address": CHANNEL_LAYER_URL, "socket_timeout": 30}
+# reconnected). Reads wait longer than the layer's blocking pop. redis-py 8's pool also refuses
+# (instead of waiting) past 100 connections in use, which a room of phones reconnecting or
+# leaving at once exceeds (bench/push.py: 2,000 sockets closing); Redis itself allows 10,000.
+CHANNEL_LAYER_HOST = {"address": CHANNEL_LAYER_URL, "socket_timeout": 30, "max_connections": 2000}
 CHANNEL_LAYERS = {
     "default": (
         {
