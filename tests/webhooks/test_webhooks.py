@@ -340,6 +340,10 @@ def test_the_sweep_sends_a_delivery_whose_message_was_lost(
     assert [h["X-Scopa-Delivery"] for h, _ in ready.requests] == [str(delivery.pk)]
     assert sweep_stuck() == 0  # delivered: never again
 
+    from config.celery import app
+
+    assert "webhooks.tasks.sweep_stuck" in {e["task"] for e in app.conf.beat_schedule.values()}
+
 
 def test_the_sweep_picks_up_a_retry_that_never_came(settings):
     """A retrying delivery is stuck only once its backoff and the grace have both passed, and
