@@ -64,7 +64,8 @@ app.autodiscover_tasks()
 
 # `celery beat` re-enqueues submissions left pending (see games.tasks.sweep_pending), so a broker
 # outage delays verification but loses nothing; the rating sweep rates whatever results in force
-# are not rated yet (a lost message, a dead worker), read from the database.
+# are not rated yet (a lost message, a dead worker), read from the database; the webhook sweep
+# queues again deliveries whose message was lost (see webhooks.tasks.sweep_stuck).
 app.conf.beat_schedule = {
     "sweep-pending-submissions": {
         "task": "games.tasks.sweep_pending",
@@ -79,5 +80,11 @@ app.conf.beat_schedule = {
     "expire-table-reports": {
         "task": "scoresheets.expire_reports",
         "schedule": float(os.environ.get("SCOPA_TABLE_SWEEP_EVERY_S", "60")),
+    },
+    # Webhook deliveries whose broker message was lost (pending or retrying with no attempt
+    # long past when one was due) are queued again: none stays pending for ever.
+    "sweep-stuck-webhook-deliveries": {
+        "task": "webhooks.tasks.sweep_stuck",
+        "schedule": float(os.environ.get("SCOPA_WEBHOOK_SWEEP_EVERY_S", "60")),
     },
 }

@@ -241,11 +241,19 @@ CELERY_TIMEZONE = TIME_ZONE
 # (or REDIS_URL) is set, so every process reaches every socket; in memory otherwise (one process,
 # the embedded default).
 CHANNEL_LAYER_URL = env("CHANNEL_LAYER_URL", default="") or env("REDIS_URL", default="")
+# redis-py 8 reads with a 5 s socket timeout by default, the same 5 s that channels_redis blocks
+# waiting for a message: every idle socket's consumer then died with a TimeoutError (and its page
+# reconnected). Reads wait longer than the layer's blocking pop. redis-py 8's pool also refuses
+# (instead of waiting) past 100 connections in use, which a room of phones reconnecting or
+# leaving at once exceeds (bench/push.py: 2,000 sockets closing); Redis itself allows 10,000.
+CHANNEL_LAYER_HOST = {"address": CHANNEL_LAYER_URL, "socket_timeout": 30, "max_connections": 2000}
 CHANNEL_LAYERS = {
     "default": (
         {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [CHANNEL_LAYER_URL], "prefix": "scopa-live"},
+            "BACKEND": env(
+                "CHANNEL_LAYER_BACKEND", default="channels_redis.core.RedisChannelLayer"
+            ),
+            "CONFIG": {"hosts": [CHANNEL_LAYER_HOST], "prefix": "scopa-live"},
         }
         if CHANNEL_LAYER_URL
         else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
@@ -259,6 +267,9 @@ WEBHOOK_TIMEOUT_S = env.float("WEBHOOK_TIMEOUT_S", default=5.0)
 WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)
 WEBHOOK_RETRY_BASE_S = env.float("WEBHOOK_RETRY_BASE_S", default=30.0)
 WEBHOOK_RETRY_MAX_S = env.float("WEBHOOK_RETRY_MAX_S", default=3600.0)
+# A delivery with no attempt this long after it was queued (or after its retry was due) lost its
+# broker message: the beat sweep (webhooks.tasks.sweep_stuck) queues it again.
+WEBHOOK_STUCK_AFTER_S = env.float("WEBHOOK_STUCK_AFTER_S", default=300.0)
 # With eager Celery (no broker) a delivery gets one attempt: retrying in-process would hold up
 # the request that caused the event.
 WEBHOOK_RETRY_EAGER = env.bool("WEBHOOK_RETRY_EAGER", default=False)

@@ -1,46 +1,73 @@
-"""One WebSocket per open tournament page: joins the tournament's group and passes its
-"changed" messages on; the page's script then refreshes its fragment."""
+"""One WebSocket per open live page: it joins its tournament's groups and passes their
+"changed" messages on; the page's script (static/js/live.js) then refreshes its fragments.
+
+Who may listen is the one access policy's answer (``tournaments.access``): a public page's
+socket needs the tournament to be visible to the user, a desk socket the right to view the desk.
+Anyone else gets the handshake closed, so a private tournament's slug tells nothing.
+"""
 
 import logging
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from live.groups import group_name
+from live.groups import desk_group_name, group_name
 from tournaments import access
+from tournaments.access import Action
 
 logger = logging.getLogger(__name__)
 
 
-def _visible_tournament_id(slug, user):
-    """The tournament's id if ``user`` may see its pages (the one access policy), else None."""
-    return access.visible_tournaments(user).filter(slug=slug).values_list("pk", flat=True).first()
-
-
 class TournamentConsumer(AsyncJsonWebsocketConsumer):
-    group = None
+    """The socket of a tournament's public pages (``/ws/t/<slug>/``)."""
+
+    groups_joined: list[str]
+
+    def allowed_tournaments(self, user):
+        return access.visible_tournaments(user)
+
+    def groups_of(self, tournament_id: int) -> list[str]:
+        return [group_name(tournament_id)]
+
+    def _tournament_id(self, slug, user):
+        """The tournament's id if ``user`` may listen to it, else None."""
+        allowed = self.allowed_tournaments(user)
+        return allowed.filter(slug=slug).values_list("pk", flat=True).first()
 
     async def connect(self):
+        self.groups_joined = []
         slug = self.scope["url_route"]["kwargs"]["slug"]
-        tournament_id = await database_sync_to_async(_visible_tournament_id)(
+        tournament_id = await database_sync_to_async(self._tournament_id)(
             slug, self.scope.get("user")
         )
         if tournament_id is None:
             await self.close(code=4404)
             return
-        self.group = group_name(tournament_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        for group in self.groups_of(tournament_id):
+            await self.channel_layer.group_add(group, self.channel_name)
+            self.groups_joined.append(group)
         await self.accept()
 
     async def disconnect(self, code):
-        if self.group is not None:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        for group in getattr(self, "groups_joined", []):
+            await self.channel_layer.group_discard(group, self.channel_name)
 
     async def receive_json(self, content, **kwargs):
         """The page has nothing to say; anything it sends is ignored."""
 
     async def tournament_changed(self, event):
         await self.send_json({"type": "changed", "what": event.get("what", "")})
+
+
+class DeskConsumer(TournamentConsumer):
+    """The socket of a tournament's desk pages (``/ws/desk/<slug>/``): the users who may view
+    its desk, hearing the public changes and the desk's own."""
+
+    def allowed_tournaments(self, user):
+        return access.managed_tournaments(user, Action.VIEW_DESK)
+
+    def groups_of(self, tournament_id: int) -> list[str]:
+        return [group_name(tournament_id), desk_group_name(tournament_id)]
 
 
 class RefusingConsumer(AsyncJsonWebsocketConsumer):

@@ -1,11 +1,12 @@
-"""What makes the pages change: a match's result (sent after commit) and a stage saved (opened,
-closed, reopened: the pages show its status), announced once the change has committed."""
+"""What makes the live pages change, announced once the change has committed: a match's result
+and a stage saved (opened, closed, reopened) for every page of the tournament; a change-log entry
+and a record refused or in error for its desk only (results waiting for a decision are logged)."""
 
 from django.db import transaction
 from django.db.models.signals import post_save
 
 from live.groups import announce
-from tournaments.models import Stage
+from tournaments.models import ChangeLog, Match, Stage
 from tournaments.signals import match_result_changed
 
 
@@ -19,6 +20,29 @@ def on_stage_saved(sender, instance, **kwargs):
     transaction.on_commit(lambda: announce(tournament_id, "stage"))
 
 
+def on_change_logged(sender, instance, created, **kwargs):
+    if created:
+        tournament_id = instance.tournament_id
+        transaction.on_commit(lambda: announce(tournament_id, "log", desk_only=True))
+
+
+def on_submission_saved(sender, instance, **kwargs):
+    """A record refused or in error waits on the desk (verified ones change the result)."""
+    if instance.state not in (sender.State.REJECTED, sender.State.ERROR):
+        return
+    tournament_id = (
+        Match.objects.filter(pk=instance.match_id)
+        .values_list("round__stage__tournament_id", flat=True)
+        .first()
+    )
+    if tournament_id is not None:
+        transaction.on_commit(lambda: announce(tournament_id, "record", desk_only=True))
+
+
 def connect():
+    from games.models import Submission
+
     match_result_changed.connect(on_match_result_changed, dispatch_uid="live.result")
     post_save.connect(on_stage_saved, sender=Stage, dispatch_uid="live.stage")
+    post_save.connect(on_change_logged, sender=ChangeLog, dispatch_uid="live.log")
+    post_save.connect(on_submission_saved, sender=Submission, dispatch_uid="live.record")

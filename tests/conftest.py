@@ -1,1 +1,66 @@
-"""Shared fixtures. App-specific fixtures live in each test package's own conftest."""
+"""Shared fixtures. App-specific fixtures live in each test package's own conftest; the push
+fixtures (a channel layer, eager Celery, a real daphne) serve tests/live and tests/browser."""
+
+import os
+import uuid
+
+import pytest
+from channels.layers import channel_layers
+
+
+def _redis_url():
+    # CI and the helpers' checkouts give the channel layer its own Redis database.
+    for name in ("CHANNEL_LAYER_URL", "REDIS_URL", "CELERY_BROKER_URL"):
+        url = os.environ.get(name, "")
+        if url.startswith(("redis://", "rediss://")):
+            return url
+    return ""
+
+
+@pytest.fixture
+def channel_layer(settings):
+    url = _redis_url()
+    host = {**settings.CHANNEL_LAYER_HOST, "address": url}  # the settings' connection options
+    settings.CHANNEL_LAYERS = {
+        "default": (
+            {
+                "BACKEND": "channels_redis.core.RedisChannelLayer",
+                "CONFIG": {"hosts": [host], "prefix": f"scopa-test-{uuid.uuid4().hex[:8]}"},
+            }
+            if url
+            else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+        )
+    }
+    channel_layers.backends.clear()
+    yield settings.CHANNEL_LAYERS["default"]["BACKEND"]
+    channel_layers.backends.clear()
+
+
+@pytest.fixture
+def eager_celery():
+    from config.celery import app as celery_app
+
+    saved = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = saved
+
+
+@pytest.fixture
+def daphne_server(channel_layer, eager_celery):
+    """The project's ASGI application served by a real daphne in a forked process (channels'
+    own live-server way), sharing this test's database and channel layer settings."""
+    from daphne.testing import DaphneProcess
+    from django.db import connections
+
+    from config.asgi import application
+
+    connections.close_all()  # the fork must not share this process's database sockets
+    server = DaphneProcess("127.0.0.1", lambda: application)
+    server.start()
+    try:
+        assert server.ready.wait(10), "daphne did not start"
+        yield f"127.0.0.1:{server.port.value}"
+    finally:
+        server.terminate()
+        server.join(5)

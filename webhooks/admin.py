@@ -2,6 +2,7 @@
 are registered here; organizers use their tournament's desk page."""
 
 from django.contrib import admin, messages
+from django.db import models
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -36,6 +37,9 @@ class EndpointAdmin(SuperuserOnly):
     list_filter = ["is_active"]
     raw_id_fields = ["tournament"]
     exclude = ["created_by"]
+    # Receivers are HTTPS sites: a URL typed without a scheme gets https:// (Django 6's default;
+    # saying so also ends Django 5's deprecation warning about it).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     def get_form(self, request, obj=None, change=False, **kwargs):
         form = super().get_form(request, obj, change=change, **kwargs)

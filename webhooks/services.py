@@ -8,6 +8,7 @@ catches and logs its own failures, and queues one Celery task per delivery with
 import json
 import logging
 import time
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -219,8 +220,58 @@ def attempt(delivery_id: str, *, last: bool) -> float | None:
 
 def resend(delivery: Delivery) -> None:
     """Send a delivery again, same id and body (receivers de-duplicate on the id)."""
-    Delivery.objects.filter(pk=delivery.pk).update(status=Delivery.Status.PENDING)
+    Delivery.objects.filter(pk=delivery.pk).update(
+        status=Delivery.Status.PENDING, queued_at=timezone.now()
+    )
     enqueue(str(delivery.pk))
+
+
+# -- the sweep --------------------------------------------------------------------------------
+
+
+def stuck_deliveries(now: datetime | None = None, limit: int = 500) -> list[Delivery]:
+    """Deliveries whose broker message was lost: pending and queued more than
+    ``WEBHOOK_STUCK_AFTER_S`` ago, or retrying with the retry due more than that long ago."""
+    now = now or timezone.now()
+    grace = timedelta(seconds=float(settings.WEBHOOK_STUCK_AFTER_S))
+    pending = Delivery.objects.filter(status=Delivery.Status.PENDING, queued_at__lt=now - grace)
+    found = list(pending.order_by("queued_at")[:limit])
+    # The shortest backoff narrows the query; each row's own backoff decides.
+    earliest = now - grace - timedelta(seconds=backoff_s(1))
+    retrying = Delivery.objects.filter(
+        status=Delivery.Status.RETRYING, last_attempt_at__lt=earliest
+    ).order_by("last_attempt_at")[:limit]
+    for delivery in retrying:
+        assert delivery.last_attempt_at is not None  # the filter above
+        due = delivery.last_attempt_at + timedelta(seconds=backoff_s(delivery.attempts))
+        if due + grace < now:
+            found.append(delivery)
+    return found[:limit]
+
+
+def requeue_stuck(now: datetime | None = None, limit: int = 500) -> int:
+    """Queue the stuck deliveries again; how many were queued. A retrying delivery keeps its
+    count of retries, so the bound of ``WEBHOOK_MAX_ATTEMPTS`` still holds."""
+    from webhooks.tasks import deliver
+
+    queued = 0
+    for delivery in stuck_deliveries(now, limit):
+        retries = 0
+        if delivery.status == Delivery.Status.RETRYING:
+            retries = min(delivery.attempts, int(settings.WEBHOOK_MAX_ATTEMPTS) - 1)
+        # Marked first: an attempt that runs at once then writes the final status after this.
+        Delivery.objects.filter(pk=delivery.pk, status=delivery.status).update(
+            status=Delivery.Status.PENDING, queued_at=timezone.now()
+        )
+        try:
+            deliver.apply_async((str(delivery.pk),), retries=retries)
+        except Exception:  # the broker is still down: the next sweep tries again
+            logger.exception("webhook sweep: could not queue delivery %s", delivery.pk)
+            break
+        queued += 1
+    if queued:
+        logger.warning("webhook sweep: %d stuck deliveries queued again", queued)
+    return queued
 
 
 def register_endpoint(*, tournament: Tournament | None, url: str, description="", user=None):

@@ -3,7 +3,8 @@
 On a worker a failed attempt is retried with ``self.retry(countdown=...)``. With no broker
 (eager Celery on the embedded default) a retry could only wait inside the request that caused
 the event, so a delivery gets one attempt there unless ``WEBHOOK_RETRY_EAGER`` is set (tests);
-a failed delivery can be sent again from the desk.
+a failed delivery can be sent again from the desk. ``sweep_stuck`` (Celery beat) queues again a
+delivery whose broker message was lost, so none stays pending.
 """
 
 import logging
@@ -35,3 +36,9 @@ def _deliver_in_process(delivery_id: str) -> None:
         if retry_in is None:
             return
         time.sleep(retry_in)
+
+
+@shared_task(name="webhooks.tasks.sweep_stuck", ignore_result=True)
+def sweep_stuck(limit: int = 500) -> int:
+    """Celery beat's sweep (config/celery.py): deliveries whose message was lost go out again."""
+    return services.requeue_stuck(limit=limit)

@@ -195,7 +195,8 @@ def test_phone_viewport(demo, page_factory):
 
 
 def test_running_tournament_updates_without_reload(demo, page_factory, settings):
-    """htmx polls the fragment; a result stored meanwhile shows up on the open page."""
+    """With the push disconnected htmx polls the fragment; a result stored meanwhile shows up on
+    the open page (the push itself: tests/browser/test_push.py)."""
     from tournaments.models import MatchResult, Tournament
     from tournaments.services import results
 
@@ -208,6 +209,8 @@ def test_running_tournament_updates_without_reload(demo, page_factory, settings)
     page = page_factory()
     page.goto(reverse("public:group", args=[demo.slug, group.pk]))
     assert page.locator("#live[hx-trigger]").count() == 1
+    # The test server speaks no WebSocket: the push is disconnected and live.js leaves the poll.
+    assert page.locator("#live[data-live-state=poll]").count() == 1
     marker = page.evaluate("() => { window.__same_page = true; return true; }")
     row = page.locator("table.standings tbody tr", has_text=match.home.name)
     played = int(row.locator("td").nth(1).inner_text())

@@ -1,20 +1,20 @@
 """Live pages: a result entered through the API reaches a connected WebSocket within a second
-(the Redis channel layer when the environment has Redis, the in-memory one otherwise)."""
+(a real daphne; the Redis channel layer when the environment has Redis, the in-memory one
+otherwise); the sockets follow the access policy (public pages, the desk)."""
 
+import asyncio
+import functools
 import json
-import os
-import uuid
 
 import pytest
-from asgiref.sync import async_to_sync, sync_to_async
-from channels.layers import channel_layers
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.urls import reverse
-from rest_framework.test import APIClient
 
 from config.asgi import application
-from config.celery import app as celery_app
 from tests.api import factories
+from tests.tournaments.helpers import deals
 from tournaments.models import Match
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -22,66 +22,37 @@ pytestmark = pytest.mark.django_db(transaction=True)
 HEADERS = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
 
 
-def _redis_url():
-    for name in ("CHANNEL_LAYER_URL", "REDIS_URL", "CELERY_BROKER_URL"):
-        url = os.environ.get(name, "")
-        if url.startswith(("redis://", "rediss://")):
-            return url
-    return ""
+def test_a_result_entered_through_the_api_reaches_a_connected_socket(daphne_server):
+    """An API client's POST to a real daphne; a WebSocket client of that daphne (through the
+    Redis channel layer when the environment has Redis) hears it within a second."""
+    import requests
+    import websockets
+    from rest_framework.authtoken.models import Token
 
-
-@pytest.fixture
-def channel_layer(settings):
-    url = _redis_url()
-    settings.CHANNEL_LAYERS = {
-        "default": (
-            {
-                "BACKEND": "channels_redis.core.RedisChannelLayer",
-                "CONFIG": {"hosts": [url], "prefix": f"scopa-test-{uuid.uuid4().hex[:8]}"},
-            }
-            if url
-            else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
-        )
-    }
-    channel_layers.backends.clear()
-    yield settings.CHANNEL_LAYERS["default"]["BACKEND"]
-    channel_layers.backends.clear()
-
-
-@pytest.fixture
-def eager_celery():
-    saved = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = saved
-
-
-def test_a_result_entered_through_the_api_reaches_a_connected_socket(channel_layer, eager_celery):
     organizer = factories.user("organizer", is_staff=True)
+    token = Token.objects.create(user=organizer).key
     tournament = factories.tournament(lines=2, organizer=organizer)
     match = factories.matches(tournament)[0]
-    client = APIClient()
-    client.force_authenticate(organizer)
-    url = reverse("match-records", kwargs={"match_id": match.pk})
+    url = f"http://{daphne_server}" + reverse("match-records", kwargs={"match_id": match.pk})
     record = json.dumps(factories.record(tournament))
+    post = functools.partial(
+        requests.post,
+        url,
+        data=record,
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+        timeout=10,
+    )
 
     async def scenario():
-        socket = WebsocketCommunicator(application, f"/ws/t/{tournament.slug}/", headers=HEADERS)
-        connected, _ = await socket.connect(timeout=5)
-        assert connected
-        try:
-            response = await sync_to_async(client.post)(
-                url, data=record, content_type="application/json"
-            )
+        socket_url = f"ws://{daphne_server}/ws/t/{tournament.slug}/"
+        async with websockets.connect(socket_url, origin="http://127.0.0.1") as socket:
+            response = await asyncio.to_thread(post)
             assert response.status_code == 202, response.content
             # The result is in force once the POST has answered (eager verification); the
             # push must arrive within a second of that.
-            message = await socket.receive_json_from(timeout=1)
-        finally:
-            await socket.disconnect()
-        return message
+            return json.loads(await asyncio.wait_for(socket.recv(), timeout=1))
 
-    message = async_to_sync(scenario)()
+    message = asyncio.run(scenario())
     assert message == {"type": "changed", "what": "result"}
     assert Match.objects.get(pk=match.pk).status == Match.Status.DONE
 
@@ -122,3 +93,100 @@ def test_an_unknown_socket_path_is_refused_not_an_error(channel_layer):
         return connected
 
     assert async_to_sync(scenario)() is False
+
+
+# -- the desk's socket -------------------------------------------------------------------------
+
+
+def _session_headers(user):
+    """Handshake headers carrying ``user``'s session cookie (as their browser would)."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return [*HEADERS, (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())]
+
+
+def _connects(path, headers=HEADERS):
+    async def scenario():
+        socket = WebsocketCommunicator(application, path, headers=headers)
+        connected, _ = await socket.connect(timeout=5)
+        await socket.disconnect()
+        return connected
+
+    return async_to_sync(scenario)()
+
+
+def test_the_desk_socket_admits_only_who_may_view_the_desk(channel_layer):
+    organizer, referee, player = (factories.user() for _ in range(3))
+    tournament = factories.tournament(lines=2, organizer=organizer, referee=referee)
+    path = f"/ws/desk/{tournament.slug}/"
+    assert _connects(path) is False  # anonymous, although the tournament is public
+    assert _connects(path, _session_headers(player)) is False  # a player, no desk role
+    assert _connects(path, _session_headers(organizer)) is True
+    assert _connects(path, _session_headers(referee)) is True
+
+
+def test_the_desk_hears_its_own_changes_and_the_public_does_not(channel_layer):
+    """A change-log entry (a result waiting for a decision, a line withdrawn…) refreshes the
+    desk only; a result refreshes both."""
+    from django.db import transaction
+
+    from tournaments.services import changelog, results
+
+    organizer = factories.user()
+    tournament = factories.tournament(lines=2, organizer=organizer, public=False)
+    match = factories.matches(tournament)[0]
+    headers = _session_headers(organizer)
+
+    async def scenario():
+        desk = WebsocketCommunicator(application, f"/ws/desk/{tournament.slug}/", headers=headers)
+        public = WebsocketCommunicator(application, f"/ws/t/{tournament.slug}/", headers=headers)
+        assert (await desk.connect(timeout=5))[0] and (await public.connect(timeout=5))[0]
+        try:
+            await database_sync_to_async(
+                lambda: changelog.record(tournament, "line.edited", match=match)
+            )()
+            assert await desk.receive_json_from(timeout=1) == {"type": "changed", "what": "log"}
+            assert await public.receive_nothing(timeout=0.2)
+
+            def enter():
+                with transaction.atomic():
+                    results.enter_result(match, deals((5, 2), (3, 4), (4, 1)), user=organizer)
+
+            await database_sync_to_async(enter)()
+            heard = {(await desk.receive_json_from(timeout=1))["what"] for _ in range(2)}
+            assert heard == {"result", "log"}
+            assert await public.receive_json_from(timeout=1) == {
+                "type": "changed",
+                "what": "result",
+            }
+        finally:
+            await desk.disconnect()
+            await public.disconnect()
+
+    async_to_sync(scenario)()
+
+
+@pytest.mark.django_db(transaction=False)
+def test_the_desk_answers_htmx_with_its_live_part_alone(client):
+    organizer = factories.user()
+    tournament = factories.tournament(lines=2, organizer=organizer)
+    client.force_login(organizer)
+    page = client.get(f"/desk/{tournament.slug}/").content.decode()
+    assert 'id="desk-live"' in page and f'data-live-socket="/ws/desk/{tournament.slug}/"' in page
+    part = client.get(f"/desk/{tournament.slug}/", HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in part and 'id="missing-h"' in part and 'id="desk-live"' not in part
+
+
+def test_the_redis_layer_outwaits_its_own_blocking_pop(settings):
+    """redis-py 8 reads with a 5 s timeout, channels_redis blocks 5 s waiting for a message: with
+    the defaults every idle socket's consumer died after 5 s, and 2,000 sockets closing together
+    ran out of pool connections (both found by bench/push.py)."""
+    from channels_redis.core import RedisChannelLayer
+    from channels_redis.utils import create_pool
+
+    pool = create_pool({**settings.CHANNEL_LAYER_HOST, "address": "redis://127.0.0.1:6379/9"})
+    assert pool.connection_kwargs["socket_timeout"] > RedisChannelLayer.brpop_timeout
+    # and its pool (100 connections in redis-py 8) outlasts a room of sockets closing at once
+    assert pool.max_connections >= 1000

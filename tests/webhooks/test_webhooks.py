@@ -6,10 +6,12 @@ import hmac
 import json
 import socket
 import time
+from datetime import timedelta
 from unittest import mock
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from tests.tournaments.conftest import RR, make_tournament
 from tests.tournaments.helpers import deals
@@ -310,3 +312,74 @@ def test_a_worker_retries_with_the_backoff(webhook_settings, receiver, settings)
         assert retry.call_count == 1
     delivery.refresh_from_db()
     assert delivery.status == Delivery.Status.FAILED and delivery.attempts == 2
+
+
+def _lose_the_message(match, capture):
+    """Enter a result while the broker swallows the delivery's message (accepted, never run)."""
+    with mock.patch("webhooks.tasks.deliver.delay"):
+        enter(match, capture)
+    return Delivery.objects.get()
+
+
+def test_the_sweep_sends_a_delivery_whose_message_was_lost(
+    ready, django_capture_on_commit_callbacks, settings
+):
+    settings.WEBHOOK_STUCK_AFTER_S = 300
+    match = group_match()
+    endpoint(match.round.stage.tournament, ready.url)
+    delivery = _lose_the_message(match, django_capture_on_commit_callbacks)
+    assert delivery.status == Delivery.Status.PENDING
+
+    from webhooks.tasks import sweep_stuck
+
+    assert sweep_stuck() == 0 and not ready.requests  # queued just now: not stuck yet
+    Delivery.objects.update(queued_at=timezone.now() - timedelta(seconds=301))
+    assert sweep_stuck() == 1
+    delivery.refresh_from_db()
+    assert delivery.status == Delivery.Status.DELIVERED and delivery.attempts == 1
+    assert [h["X-Scopa-Delivery"] for h, _ in ready.requests] == [str(delivery.pk)]
+    assert sweep_stuck() == 0  # delivered: never again
+
+    from config.celery import app
+
+    assert "webhooks.tasks.sweep_stuck" in {e["task"] for e in app.conf.beat_schedule.values()}
+
+
+def test_the_sweep_picks_up_a_retry_that_never_came(settings):
+    """A retrying delivery is stuck only once its backoff and the grace have both passed, and
+    goes out again with its count of retries (the bound on attempts still holds)."""
+    settings.WEBHOOK_STUCK_AFTER_S = 300
+    settings.WEBHOOK_RETRY_BASE_S = 30
+    settings.WEBHOOK_MAX_ATTEMPTS = 8
+    match = group_match()
+    endpoint(match.round.stage.tournament, "https://example.org/h")
+    (delivery,) = services.create_deliveries(
+        match.round.stage.tournament, "result.in_force", {"match": {"id": match.pk}}
+    )
+    now = timezone.now()
+    # Third attempt failed: the next one was due 120 s later.
+    Delivery.objects.update(
+        status=Delivery.Status.RETRYING, attempts=3, last_attempt_at=now - timedelta(seconds=400)
+    )
+    assert services.stuck_deliveries(now) == []
+    later = now + timedelta(seconds=30)  # 430 s > 120 s backoff + 300 s grace
+    assert [d.pk for d in services.stuck_deliveries(later)] == [delivery.pk]
+    with mock.patch("webhooks.tasks.deliver.apply_async") as queue:
+        assert services.requeue_stuck(later) == 1
+    queue.assert_called_once_with((str(delivery.pk),), retries=3)
+    delivery.refresh_from_db()
+    assert delivery.status == Delivery.Status.PENDING
+
+
+def test_the_admin_form_says_which_scheme_a_bare_url_gets(rf):
+    """Django 5 warns about URLField's default scheme; the admin names https."""
+    import warnings
+
+    from django.contrib import admin
+
+    request = rf.get("/")
+    request.user = get_user_model()(is_superuser=True, is_active=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        form = admin.site._registry[Endpoint].get_form(request)
+    assert form.base_fields["url"].to_python("hooks.example.org/h") == "https://hooks.example.org/h"

@@ -30,6 +30,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.views import selectors as sel
+from tournaments.views.public import poll_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -94,8 +95,15 @@ def tournament_desk(request, slug):
         "changes": _labelled(sel.recent_changes(tournament)),
         **_lifecycle_context(tournament, stages),
         "may": _desk_rights(request.user, tournament),
+        "poll_seconds": poll_seconds(),
     }
-    return render(request, "tournaments/desk/tournament.html", context)
+    # The live part alone for htmx (static/js/live.js refreshes it when the desk socket says so).
+    template = (
+        "tournaments/desk/_desk_live.html"
+        if request.headers.get("HX-Request")
+        else "tournaments/desk/tournament.html"
+    )
+    return render(request, template, context)
 
 
 def _lifecycle_context(tournament, stages):

@@ -28,6 +28,7 @@ from tournaments.models import Entry, Match, Round, Stage
 from tournaments.services import entries, lifecycle, presets, schedule
 from tournaments.views import selectors as sel
 from tournaments.views.desk import _desk_tournament, login_required
+from tournaments.views.public import poll_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -342,6 +343,7 @@ def round_projector(request, slug, round_id):
         "standings": _standings_between_rounds(round_) if complete else [],
         "time_limit_s": tournament.time_limit_s or 0,
         "started_at": round_.starts_at,
+        "poll_seconds": poll_seconds(),
     }
     template = (
         "tournaments/desk/_projector.html"

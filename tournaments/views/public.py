@@ -26,7 +26,8 @@ logger = logging.getLogger(__name__)
 POLL_SECONDS = 15  # settings.PAGES_POLL_SECONDS overrides it
 
 
-def _poll_seconds():
+def poll_seconds():
+    """Seconds between two polls of a live page's fragment (the fallback when no push)."""
     return getattr(settings, "PAGES_POLL_SECONDS", POLL_SECONDS)
 
 
@@ -48,7 +49,7 @@ def _page(request, tournament, name, build, *args, extra=None):
             "fragment": fragment,
             "page_title": title,
             "live": tournament.status == Tournament.Status.RUNNING,
-            "poll_seconds": _poll_seconds(),
+            "poll_seconds": poll_seconds(),
             **(extra or {}),
         }
         response = render(request, "tournaments/public/page.html", context)
