@@ -27,7 +27,7 @@ from tournaments.models import Entry, Match, Round, Stage
 from tournaments.services import schedule
 from tournaments.views import selectors as sel
 from tournaments.views.desk import _desk_rights, _desk_tournament, login_required
-from tournaments.views.public import _poll_seconds as poll_seconds
+from tournaments.views.public import poll_seconds
 
 logger = logging.getLogger(__name__)
 

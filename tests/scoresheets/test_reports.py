@@ -102,7 +102,7 @@ def test_the_same_submission_twice_stores_one_version(first_match, sides):
 
 def test_a_stale_submission_is_refused(first_match, sides):
     results.save_result(first_match, reports.deals_payload(OTHER))  # the desk, meanwhile
-    with pytest.raises(StaleResult, match="Another result came into force"):
+    with pytest.raises(StaleResult, match="entrato in vigore un altro risultato"):
         _submit(sides[0], first_match, based_on="")
     assert not TableReport.objects.filter(match=first_match).exclude(state=State.DRAFT).exists()
     assert ResultVersion.objects.filter(match=first_match).count() == 1
