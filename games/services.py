@@ -620,7 +620,7 @@ def _write_group(group: list[_Work]) -> None:
             .filter(pk__in=ids, state=Submission.State.PENDING)
             .values_list("pk", flat=True)
         )
-        versions: dict[int, ResultVersion] = {}
+        versions: dict[int | None, ResultVersion] = {}
         for version in ResultVersion.objects.filter(submission__in=still_pending).order_by(
             "number"
         ):
