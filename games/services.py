@@ -5,6 +5,7 @@ variant, options and end as the tournament), stores it exactly as sent and enque
 verification once the row is committed. ``run_verification`` is what the Celery task does:
 replay with the engine outside any lock, then write the verdict and the match's result in one
 transaction with the match row locked, so a re-delivered task never applies a result twice.
+``verify_waiting`` does the same for the records waiting beside a task's own, in groups.
 """
 
 import json

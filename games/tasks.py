@@ -1,4 +1,5 @@
-"""Celery tasks: verify one submission; sweep up submissions left pending.
+"""Celery tasks: verify a submission (with the records waiting beside it, in one batch:
+``services.verify_waiting``); sweep up submissions left pending.
 
 Delivery is at-least-once (``acks_late`` and ``reject_on_worker_lost`` in the settings and
 here): a task can run twice, so ``services.run_verification`` does nothing for a submission
