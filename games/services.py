@@ -5,16 +5,18 @@ variant, options and end as the tournament), stores it exactly as sent and enque
 verification once the row is committed. ``run_verification`` is what the Celery task does:
 replay with the engine outside any lock, then write the verdict and the match's result in one
 transaction with the match row locked, so a re-delivered task never applies a result twice.
+``verify_waiting`` does the same for the records waiting beside a task's own, in groups.
 """
 
 import json
 import logging
+import time
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Count, F, Func, IntegerField, Max, Q, Sum, TextField
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
@@ -472,18 +474,228 @@ def run_verification(submission_id: int) -> str:
         submission = Submission.objects.select_for_update().get(pk=submission_id)
         if submission.is_final:
             return "already-final"
-        _store_verdict(match, submission, verdict)
+        version = submission.result_versions.order_by("-number").first()
+        _store_verdict(match, submission, verdict, version)
+        submission.save()
     logger.info("submission %s: %s", submission_id, submission.state)
     return submission.state
 
 
-def _store_verdict(match, submission, verdict):
-    """Write one verified record's verdict and, the first time it verifies, its result version.
+# --- verifying in batches ---------------------------------------------------------------------
+#
+# A worker takes the records waiting for verification (its own message's record and up to
+# ``BATCH_SIZE - 1`` others that no delivery has tried yet), runs the engine on each outside any
+# transaction, and writes their verdicts group by group: one transaction per group, one lock
+# query for the group's matches, a savepoint per record, the submissions saved in bulk.
+#
+# A record in a batch is claimed twice over: ``attempts`` is raised (committed) before the engine
+# runs, which keeps it out of any other batch, and a session advisory lock on its id says a live
+# worker holds it, which PostgreSQL drops by itself when that worker dies. A record whose earlier
+# delivery died (``attempts`` > 0, no lock) is verified alone, so a record that kills its worker
+# takes nobody with it more than once and ends failed after ``MAX_ATTEMPTS`` deliveries.
 
-    The match row is locked by the caller. The version goes through the one service that
-    writes results (``tournaments.services.results``), which decides whether it comes into
-    force or waits for the organizer. A record that already has a version (a rerun) only gets
-    its verdict refreshed and a report: a rerun applies nothing by itself.
+BATCH_SIZE = getattr(settings, "GAMES_VERIFY_BATCH_SIZE", 50)
+# A group is written once it holds this many verdicts or has waited this long for the engine:
+# one slow record does not keep the others' verdicts unwritten.
+GROUP_SIZE = 25
+GROUP_WAIT_S = 0.05
+# Namespace of the advisory locks (first key of ``pg_try_advisory_lock(int, int)``).
+_CLAIM_NAMESPACE = 15_001
+
+
+@dataclass
+class _Work:
+    submission: Submission
+    verdict: dict | None = None
+    error: str = ""
+
+
+def batching_available() -> bool:
+    """Batches need PostgreSQL's advisory locks; elsewhere every record is verified alone."""
+    return connection.vendor == "postgresql"
+
+
+def _try_claim(ids: list[int]) -> list[int]:
+    """The ids among ``ids`` whose advisory lock this session took (in one query)."""
+    if not ids:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT id FROM unnest(%s::int[]) AS id WHERE pg_try_advisory_lock(%s, id)",
+            [ids, _CLAIM_NAMESPACE],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _release(ids: list[int]) -> None:
+    if not ids:
+        return
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_advisory_unlock(%s, id) FROM unnest(%s::int[]) AS id",
+                [_CLAIM_NAMESPACE, ids],
+            )
+    except DatabaseError:
+        # The connection is gone, and its session locks with it.
+        logger.warning("could not release the claims on %d submissions", len(ids))
+
+
+def verify_waiting(submission_id: int, *, bound: int = BATCH_SIZE, too_slow=()) -> str:
+    """Verify ``submission_id`` and up to ``bound - 1`` other records waiting for a first try.
+
+    Returns the state of ``submission_id`` ("already-final", "claimed" when a live worker
+    holds it, "missing"). ``too_slow``: exception types of the task's soft time limit; the
+    record under way then ends in ``error``, the verdicts reached so far are written and the
+    rest go back to waiting (first try still to come).
+    """
+    own = Submission.objects.filter(pk=submission_id).values_list("state", flat=True).first()
+    if own is None:
+        logger.warning("submission %s: not found", submission_id)
+        return "missing"
+    if own != Submission.State.PENDING:
+        return "already-final"
+    if not _try_claim([submission_id]):
+        return "claimed"
+    claimed = [submission_id]
+    try:
+        alone = bound <= 1
+        if not alone:
+            with transaction.atomic():
+                # Its own row first, waiting for it while holding nothing; the rows taken next
+                # are only those nobody holds, so two claims never wait for each other.
+                alone = not (
+                    Submission.objects.select_for_update()
+                    .filter(pk=submission_id, state=Submission.State.PENDING, attempts=0)
+                    .values_list("pk", flat=True)
+                )
+                if not alone:
+                    others = list(
+                        Submission.objects.select_for_update(skip_locked=True)
+                        .filter(state=Submission.State.PENDING, attempts=0)
+                        .exclude(pk=submission_id)
+                        .order_by("pk")
+                        .values_list("pk", flat=True)[: bound - 1]
+                    )
+                    claimed += _try_claim(others)
+                    # The claim, committed before the engine runs: a batch that kills its
+                    # worker leaves these records one attempt each, to be verified alone.
+                    Submission.objects.filter(pk__in=claimed).update(attempts=F("attempts") + 1)
+        if alone:
+            # An earlier delivery died with it (or it is final by now): verify it alone.
+            return run_verification(submission_id)
+        batch = list(
+            Submission.objects.filter(pk__in=claimed, state=Submission.State.PENDING)
+            .select_related("submitter")
+            .order_by("pk")
+        )
+        batch.sort(key=lambda sub: sub.pk != submission_id)
+        _verify_batch(batch, too_slow)
+        state = Submission.objects.filter(pk=submission_id).values_list("state", flat=True).first()
+        logger.info("submission %s: %s (batch of %d)", submission_id, state, len(batch))
+        return state or "missing"
+    finally:
+        _release(claimed)
+
+
+def _verify_batch(batch: list[Submission], too_slow) -> None:
+    group: list[_Work] = []
+    started = time.monotonic()
+    for index, submission in enumerate(batch):
+        work = _Work(submission)
+        try:
+            work.verdict = compute_verdict(submission.document)
+        except too_slow:
+            logger.error("submission %s: verification stopped by the time limit", submission.pk)
+            work.error = slow_reason()
+            group.append(work)
+            _write_group(group)
+            rest = [sub.pk for sub in batch[index + 1 :]]
+            Submission.objects.filter(pk__in=rest, attempts__gt=0).update(
+                attempts=F("attempts") - 1
+            )
+            return
+        except Exception as exc:
+            logger.exception("submission %s: verification failed", submission.pk)
+            work.error = f"{type(exc).__name__}: {exc}"
+        group.append(work)
+        if len(group) >= GROUP_SIZE or time.monotonic() - started > GROUP_WAIT_S:
+            _write_group(group)
+            group, started = [], time.monotonic()
+    if group:
+        _write_group(group)
+
+
+def _write_group(group: list[_Work]) -> None:
+    """One transaction: the group's matches locked in one query, each record in a savepoint
+    (one that fails ends in ``error`` alone), the submissions saved in one bulk update."""
+    from tournaments.models import ResultVersion
+    from tournaments.services.results import lock_matches
+
+    ids = [work.submission.pk for work in group]
+    with transaction.atomic():
+        matches = lock_matches(work.submission.match_id for work in group)
+        still_pending = set(
+            Submission.objects.select_for_update()
+            .filter(pk__in=ids, state=Submission.State.PENDING)
+            .values_list("pk", flat=True)
+        )
+        versions: dict[int | None, ResultVersion] = {}
+        for version in ResultVersion.objects.filter(submission__in=still_pending).order_by(
+            "number"
+        ):
+            versions[version.submission_id] = version  # the latest wins
+        changed = []
+        for work in group:
+            submission = work.submission
+            if submission.pk not in still_pending:
+                continue  # a rerun or another delivery got there first
+            changed.append(submission)
+            if work.error:
+                submission.state = Submission.State.ERROR
+                submission.error_reason = work.error[:4000]
+                submission.verified_at = timezone.now()
+                continue
+            try:
+                with transaction.atomic():
+                    _store_verdict(
+                        matches[submission.match_id],
+                        submission,
+                        work.verdict,
+                        versions.get(submission.pk),
+                        locked=True,
+                    )
+            except Exception as exc:
+                logger.exception("submission %s: storing the verdict failed", submission.pk)
+                submission.state = Submission.State.ERROR
+                submission.error_reason = f"{type(exc).__name__}: {exc}"[:4000]
+                # The savepoint undid its writes; the match as stored, not as left in memory.
+                matches.update(lock_matches([submission.match_id]))
+        Submission.objects.bulk_update(changed, VERDICT_FIELDS)
+    logger.info("wrote %d verdicts in one transaction", len(changed))
+
+
+def slow_reason() -> str:
+    from games.tasks import VERIFY_SOFT_LIMIT_S
+
+    return _("Verification took longer than %(s)d seconds and was stopped.") % {
+        "s": VERIFY_SOFT_LIMIT_S
+    }
+
+
+# Fields a verification writes on its submission (saved one by one, or in bulk for a batch).
+VERDICT_FIELDS = ("state", "verdict", "verified_at", "has_mismatches", "error_reason")
+
+
+def _store_verdict(match, submission, verdict, version, *, locked=False):
+    """Set one verified record's verdict and, the first time it verifies, store its result.
+
+    The match row is locked by the caller (``locked``: with its related rows, by
+    ``lock_matches``); ``version`` is the record's latest result version, if any. The version
+    goes through the one service that writes results (``tournaments.services.results``), which
+    decides whether it comes into force or waits for the organizer. A record that already has a
+    version (a rerun) only gets its verdict refreshed and a report: a rerun applies nothing by
+    itself. The caller saves the submission's ``VERDICT_FIELDS``.
     """
     from tournaments.exceptions import ResultError
     from tournaments.services.results import apply_verified_result, decision_from_verdict, sheet_of
@@ -493,7 +705,6 @@ def _store_verdict(match, submission, verdict):
     submission.verdict = verdict
     submission.verified_at = now
     submission.has_mismatches = bool(verdict.get("declared_mismatches"))
-    version = submission.result_versions.order_by("-number").first()
     if not verdict.get("valid"):
         submission.state = Submission.State.REJECTED
         if version is not None and version.status == "in_force":
@@ -501,7 +712,6 @@ def _store_verdict(match, submission, verdict):
                 "This version no longer verifies but the match's result still comes from it: "
                 "enter the result at the desk."
             )
-        submission.save()
         return
     if version is not None:
         submission.state = Submission.State.VERIFIED
@@ -515,7 +725,6 @@ def _store_verdict(match, submission, verdict):
                 "Verified again: the record now gives a different result from its version "
                 "%(n)d. Nothing was changed; enter the result at the desk if it must change."
             ) % {"n": version.number}
-        submission.save()
         return
     try:
         with transaction.atomic():
@@ -525,15 +734,14 @@ def _store_verdict(match, submission, verdict):
                 user=submission.submitter,
                 source=_source(submission),
                 submission=submission,
+                locked=locked,
             )
     except ResultError as exc:
         submission.state = Submission.State.ERROR
         submission.error_reason = str(exc)
-        submission.save()
         return
     submission.state = Submission.State.VERIFIED
     submission.error_reason = ""
-    submission.save()
 
 
 def _source(submission):

@@ -23,8 +23,13 @@ def on_match_result_changed(sender, match, **kwargs):
     from webhooks import services
 
     try:
+        tournament = match.round.stage.tournament
+        # Most tournaments have no endpoint: no payload to build (one query instead of a dozen
+        # for every verified record).
+        if not services.endpoints_for(tournament).exists():
+            return
         event, data = services.match_payload(match)
-        services.dispatch(match.round.stage.tournament, event, data)
+        services.dispatch(tournament, event, data)
     except Exception:  # result entry has committed; never let a webhook fail it
         logger.exception("webhooks: could not dispatch the result of match %s", match.pk)
 

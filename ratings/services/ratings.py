@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from typing import TypeVar
 
-from django.db import connection, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F, Max, Q
 
 from ratings.algorithms.rating import (
@@ -510,15 +510,19 @@ def recompute(
     return _finish(run, len(games), started)
 
 
-def _restore(subjects: set[Subject]) -> dict[Subject, State]:
-    """Each subject's state after its last remaining change (none: it has no rating)."""
+def _restore(subjects: set[Subject], upto_run: int | None = None) -> dict[Subject, State]:
+    """Each subject's state after its last remaining change (none: it has no rating); with
+    ``upto_run``, as the runs up to that one left it (later runs not seen)."""
     restored: dict[Subject, State] = {}
     if not subjects:
         return restored
     listed = list(subjects)
+    changes = RatingChange.objects.all()
+    if upto_run is not None:
+        changes = changes.filter(run_id__lte=upto_run)
     for i in range(0, len(listed), 500):
         last_ids = (
-            RatingChange.objects.filter(_subject_filter(listed[i : i + 500]))
+            changes.filter(_subject_filter(listed[i : i + 500]))
             .values("pool", "player_id", "partner_id")
             .annotate(last=Max("id"))
             .values_list("last", flat=True)
@@ -594,6 +598,10 @@ def rate_pending(
     when another writer holds the lock (ask again later).
     """
     started = time.perf_counter()
+    # A replay is computed outside the writers' lock when this call owns its transaction (the
+    # workers' case); inside a caller's transaction it runs under the lock, as it always did.
+    unlocked = connection.vendor == "postgresql" and not connection.in_atomic_block
+    replay: tuple[GameKey, set[int]] | None = None
     with transaction.atomic():
         if not _try_lock():
             return False
@@ -624,7 +632,16 @@ def rate_pending(
                 return _append(new, stamps, params, started)
         keys = [by_id[m].key for m in changed if m in by_id]
         keys += [_key_of(existing[m]) for m in changed if m in existing]
-        return _replay_affected(min(keys), changed, params, started)
+        if not unlocked:
+            return _replay_affected(min(keys), changed, params, started)
+        replay = (min(keys), changed)
+    run = _replay_outside_lock(*replay, params, started)
+    if run is not None:
+        return run
+    # Other writers kept changing what it read: replay under the lock (they wait, as before).
+    with transaction.atomic():
+        _lock()
+        return rate_pending(match_ids, params, limit, since)
 
 
 def _append(games: list[Game], stamps, params: Params, started: float) -> RatingRun:
@@ -680,6 +697,142 @@ def _replay_affected(
         time.perf_counter() - started,
     )
     return _finish(run, len(replay), started)
+
+
+# --- replaying outside the writers' lock --------------------------------------------------------
+#
+# A correction early in a long log re-rates tens of thousands of games (seconds to minutes); the
+# lock that serializes writers is held only at the end. The replay is computed from one snapshot
+# (REPEATABLE READ) and written in a transaction that takes the lock last, after its own deletes
+# and COPYs, so other writers wait only for the check and the ``Rating`` rows. Under the lock the
+# runs committed since the snapshot are read: results appended meanwhile (incremental runs) are
+# re-rated on top of the new states when they touch an affected player (a short catch-up);
+# anything else (another replay, a recompute) means start again.
+
+REPLAY_TRIES = 3
+
+
+class _Moved(Exception):
+    """Another writer changed what the replay read: roll back and start again."""
+
+
+def _replay_outside_lock(
+    start: GameKey, changed: set[int], params: Params, started: float
+) -> RatingRun | None:
+    """The replay of ``_replay_affected`` with the lock held only to finish; ``None`` when other
+    writers moved the log ``REPLAY_TRIES`` times running (the caller replays under the lock)."""
+    for attempt in range(REPLAY_TRIES):
+        try:
+            with transaction.atomic():
+                # Every writer makes its run under the lock: a run not visible now is newer.
+                seen_run = RatingRun.objects.aggregate(m=Max("id"))["m"] or 0
+                tail, stamps = _load_games(start)
+                # What the runs up to ``seen_run`` rated (READ COMMITTED: newer runs' rows
+                # may show up in these reads, and are left out of them).
+                mine = RatingChange.objects.filter(run_id__lte=seen_run)
+                rated = set(
+                    RatedMatch.objects.filter(_change_key_filter(start)).values_list(
+                        "match_id", flat=True
+                    )
+                ) - set(
+                    RatingChange.objects.filter(run_id__gt=seen_run).values_list(
+                        "match_id", flat=True
+                    )
+                )
+                # Games no writer has rated yet stay pending (an append may be rating them now).
+                tail = [g for g in tail if g.key.match_id in rated or g.key.match_id in changed]
+                seeds = {
+                    _subject_of(*row)
+                    for chunk in _chunks(changed)
+                    for row in mine.filter(match_id__in=chunk)
+                    .values_list("pool", "player_id", "partner_id")
+                    .distinct()
+                }
+                replay, affected = affected_games(tail, changed, seeds)
+                run = _new_run(
+                    RatingRun.Kind.REPLAY,
+                    params,
+                    f"{len(changed)} results corrected or out of order",
+                    start,
+                )
+                for chunk in _chunks(changed | {g.key.match_id for g in replay}):
+                    # A newer run's rows stay, for the check under the lock to find.
+                    mine.filter(match_id__in=chunk).delete()
+                    RatedMatch.objects.filter(match_id__in=chunk).delete()
+                rater = Rater(params, _restore(affected, upto_run=seen_run))
+                changes = rater.replay(replay)
+                _write_changes(run, changes, replay, stamps)
+                final = {s: rater.states[s] for s in affected if s in rater.states}
+                # Django's foreign keys are checked at commit: check the rows written so far
+                # now, before the lock (tens of thousands of rows take seconds to check).
+                with connection.cursor() as cursor:
+                    cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+                waited = time.perf_counter()
+                _lock()
+                final = _catch_up(run, seen_run, replay, affected, final, params)
+                for subjects in _chunks(list(affected | set(final)), 500):
+                    Rating.objects.filter(_subject_filter(subjects)).delete()
+                _insert_rows(
+                    Rating,
+                    _RATING_COLUMNS,
+                    (_rating_row(s, st, params) for s, st in final.items()),
+                )
+                _finish(run, len(replay), started)
+        except (_Moved, IntegrityError, OperationalError) as exc:
+            if isinstance(exc, OperationalError) and not _is_deadlock(exc):
+                raise
+            logger.info("ratings: the log moved during the replay (try %d)", attempt + 1)
+            continue
+        logger.info(
+            "ratings: %d changed results re-rated %d of %d later games in %.2fs "
+            "(writers' lock held %.3fs)",
+            len(changed),
+            len(replay),
+            len(tail),
+            time.perf_counter() - started,
+            time.perf_counter() - waited,
+        )
+        return run
+    return None
+
+
+def _is_deadlock(exc: Exception) -> bool:
+    return getattr(exc.__cause__, "sqlstate", None) == "40P01"
+
+
+def _catch_up(
+    run: RatingRun,
+    seen_run: int,
+    replay: list[Game],
+    affected: set[Subject],
+    final: dict[Subject, State],
+    params: Params,
+) -> dict[Subject, State]:
+    """Under the lock: re-rate the results appended since the snapshot that meet an affected
+    player, on top of the replay's states; raise ``_Moved`` for any other change."""
+    newer = RatingRun.objects.filter(id__gt=seen_run).exclude(pk=run.pk)
+    if newer.exclude(kind=RatingRun.Kind.INCREMENTAL).exists():
+        raise _Moved
+    late_ids = set(
+        RatingChange.objects.filter(run__in=newer).values_list("match_id", flat=True).distinct()
+    )
+    if not late_ids:
+        return final
+    late, stamps = _load_games(match_ids=late_ids)
+    if replay and late and late[0].key < replay[-1].key:
+        raise _Moved  # appended before a game of the replay: not a tail to catch up
+    extra, reached = affected_games(late, set(), affected)
+    if not extra:
+        return final
+    ids = {g.key.match_id for g in extra}
+    RatingChange.objects.filter(match_id__in=ids).delete()
+    RatedMatch.objects.filter(match_id__in=ids).delete()
+    states = {**_restore(reached - affected), **final}
+    rater = Rater(params, states)
+    changes = rater.replay(extra)
+    _write_changes(run, changes, extra, stamps)
+    logger.info("ratings: %d results appended during the replay re-rated", len(extra))
+    return {**final, **{s: rater.states[s] for s in reached if s in rater.states}}
 
 
 def update_for_match(match_id: int, params: Params = DEFAULT_PARAMS) -> RatingRun | None:

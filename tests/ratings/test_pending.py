@@ -148,3 +148,52 @@ def test_results_inside_a_debounce_window_send_one_task():
     countdown = send.call_args.kwargs["countdown"]
     assert isinstance(countdown, int) and countdown >= 1
     cache.delete(tasks.DEBOUNCE_KEY)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the replay outside the lock")
+def test_a_correction_replays_outside_the_lock_and_catches_up_what_was_appended_meanwhile(
+    league, world, monkeypatch
+):
+    """A first-day correction computes its replay without the writers' lock: another writer
+    appends a result of an affected player meanwhile (and is not kept waiting); the correction
+    re-rates it on top of its new numbers, which end as the full replay's."""
+    import threading
+
+    from ratings.models import RatingRun
+    from ratings.services import ratings as service
+
+    rate_pending()
+    players, lines = league["players"], league["lines"]
+    later = world.tournament("summer", date(2026, 7, 1))
+    appended = world.match(later, 1, lines[0], lines[3])  # player 0 meets the corrected game
+    world.result(league["matches"][0], 4, 11)
+    restore = service._restore
+    took = []
+
+    def restore_while_another_writer_appends(subjects, **kwargs):
+        if not took:  # inside the replay's transaction, before it asks for the lock
+            other = threading.Thread(
+                target=lambda: (
+                    world.result(appended, 11, 7),  # its own connection: committed at once
+                    took.append(rate_pending(match_ids=[appended.id])),
+                    connection.close(),
+                )
+            )
+            other.start()
+            other.join(20)
+        return restore(subjects, **kwargs)
+
+    monkeypatch.setattr(service, "_restore", restore_while_another_writer_appends)
+    run = rate_pending(match_ids=[league["matches"][0].id])
+    assert took and took[0].kind == RatingRun.Kind.INCREMENTAL  # it did not wait for the lock
+    assert run.kind == RatingRun.Kind.REPLAY
+    assert RatingChange.objects.get(match=league["matches"][0], player=players[1]).result == "win"
+    assert pending_match_ids() == []
+    assert RatedMatch.objects.filter(match=appended).count() == 1
+    assert RatingChange.objects.filter(match=appended).count() == 2
+    corrected = snapshot()
+    recompute()
+    full = snapshot()
+    assert corrected[0] == full[0]
+    assert corrected[1] == full[1]

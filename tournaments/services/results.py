@@ -983,26 +983,40 @@ def enter_result(match, deals, **kwargs):
     return match
 
 
-def apply_verified_result(match, verdict, *, user=None, source=None, submission=None):
+def lock_matches(match_ids) -> dict[int, Match]:
+    """Lock several matches in one query, in id order (two batches never deadlock), with the
+    rows :func:`apply_verified_result` reads; for ``locked=True`` callers."""
+    rows = (
+        Match.objects.select_for_update(of=("self",))
+        .select_related("round__stage__tournament__vp_table", "home", "away")
+        .filter(pk__in=sorted(set(match_ids)))
+        .order_by("pk")
+    )
+    return {match.pk: match for match in rows}
+
+
+def apply_verified_result(match, verdict, *, user=None, source=None, submission=None, locked=False):
     """Store an engine verdict (``games.engine.verify_document`` output) as a version of the
     match's result, with the precedence of :func:`_save_version`.
 
     Side 0 is the match's home line, side 1 the away line. ``source`` (e.g. a record id) is kept
     in the change log; ``submission`` links the version to the record it comes from.
+    ``locked``: the caller's transaction already holds the match row lock, taken with
+    :func:`lock_matches` (a batch of records locks its matches in one query).
     """
     with transaction.atomic():
-        locked = _lock(match)
-        _check_lines(locked)
-        decision = decision_from_verdict(locked, verdict)
+        held = match if locked else _lock(match)
+        _check_lines(held)
+        decision = decision_from_verdict(held, verdict)
         saved = _save_version(
-            locked,
+            held,
             sheet=sheet_of(decision),
             source=ResultSource.RECORD,
             user=user,
             submission=submission,
             label=source or "engine",
         )
-    _copy_state(locked, match)
+    _copy_state(held, match)
     return saved
 
 

@@ -1,0 +1,138 @@
+"""Verification in batches on the real PostgreSQL: one worker takes the records waiting, a failing
+record fails alone, and two workers taking overlapping batches never apply a record twice."""
+
+import threading
+from collections import Counter
+from unittest import mock
+
+import pytest
+from django.db import connection, connections
+
+from games import services
+from games.models import Submission
+from tests.api import factories
+from tournaments.models import ChangeLog, ResultVersion
+from tournaments.services import results
+
+pytestmark = pytest.mark.skipif(
+    not services.batching_available(), reason="batches need PostgreSQL's advisory locks"
+)
+
+
+def pending_records(tournament, seed_base=0):
+    """One stored, not yet verified record per match (nothing is enqueued)."""
+    with mock.patch.object(services, "enqueue_verification"):
+        return [
+            services.submit_record(
+                match, factories.record(tournament, seed=seed_base + index)
+            ).submission.pk
+            for index, match in enumerate(factories.matches(tournament))
+        ]
+
+
+def applied_once(tournament):
+    logs = Counter(
+        ChangeLog.objects.filter(tournament=tournament, action="result.verified").values_list(
+            "match_id", flat=True
+        )
+    )
+    return set(logs.values()) <= {1}
+
+
+@pytest.mark.django_db
+def test_one_failing_record_fails_alone_and_the_batch_commits_the_others():
+    tournament = factories.tournament(lines=5)  # 10 matches
+    ids = pending_records(tournament)
+    engine_fails, writer_fails = ids[3], ids[6]
+    compute = services.compute_verdict
+    apply = results.apply_verified_result
+    boom_match = Submission.objects.get(pk=writer_fails).match_id
+
+    def compute_or_fail(document):
+        verdict = compute(document)
+        if document == Submission.objects.get(pk=engine_fails).document:
+            raise RuntimeError("the engine broke on this one")
+        return verdict
+
+    def apply_or_fail(match, verdict, **kwargs):
+        saved = apply(match, verdict, **kwargs)  # writes, then fails: its savepoint undoes it
+        if match.pk == boom_match:
+            raise RuntimeError("the writer broke on this one")
+        return saved
+
+    with (
+        mock.patch.object(services, "compute_verdict", compute_or_fail),
+        mock.patch.object(results, "apply_verified_result", apply_or_fail),
+    ):
+        assert services.verify_waiting(ids[0]) == "verified"
+
+    subs = {sub.pk: sub for sub in Submission.objects.filter(pk__in=ids)}
+    assert {pk: sub.attempts for pk, sub in subs.items()} == dict.fromkeys(ids, 1)
+    assert subs[engine_fails].state == "error"
+    assert "engine broke" in subs[engine_fails].error_reason
+    assert subs[writer_fails].state == "error"
+    assert "writer broke" in subs[writer_fails].error_reason
+    assert not ResultVersion.objects.filter(submission=writer_fails).exists()
+    assert subs[writer_fails].match.status == "scheduled"  # nothing of it was kept
+    good = [pk for pk in ids if pk not in (engine_fails, writer_fails)]
+    assert {subs[pk].state for pk in good} == {"verified"}
+    assert Submission.objects.filter(pk__in=good).standing().count() == len(good)
+    assert applied_once(tournament)
+
+
+@pytest.mark.django_db
+def test_records_another_worker_holds_are_left_to_it():
+    tournament = factories.tournament(lines=4)  # 6 matches
+    ids = pending_records(tournament, seed_base=100)
+    held = ids[:2]
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:  # another worker's session claims two records
+            cursor.execute(
+                "SELECT pg_try_advisory_lock(%s, id) FROM unnest(%s::int[]) AS id",
+                [services._CLAIM_NAMESPACE, held],
+            )
+        assert services.verify_waiting(held[0]) == "claimed"
+        assert services.verify_waiting(ids[2]) == "verified"
+    finally:
+        other.close()  # its session's claims end with it, as a dead worker's do
+    states = dict(Submission.objects.filter(pk__in=ids).values_list("pk", "state"))
+    assert [states[pk] for pk in held] == ["pending", "pending"]
+    assert {states[pk] for pk in ids[2:]} == {"verified"}
+    assert set(Submission.objects.filter(pk__in=held).values_list("attempts", flat=True)) == {
+        0
+    }  # never tried: they may still join a batch
+    assert services.verify_waiting(held[1]) == "verified"
+    assert Submission.objects.filter(pk__in=ids, state="verified").count() == len(ids)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_taking_overlapping_batches_apply_each_record_once():
+    tournament = factories.tournament(lines=9)  # 36 matches
+    ids = pending_records(tournament, seed_base=200)
+    start = threading.Barrier(4)
+    errors = []
+
+    def worker(own):
+        try:
+            start.wait()
+            for pk in own:
+                services.verify_waiting(pk, bound=8)
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    # Four workers, each woken by its own records' messages, all picking from the same queue.
+    threads = [threading.Thread(target=worker, args=(ids[i::4],)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors
+    for pk in Submission.objects.filter(pk__in=ids, state="pending").values_list("pk", flat=True):
+        services.verify_waiting(pk)  # a message that found its record claimed comes back
+    assert Submission.objects.filter(pk__in=ids, state="verified").count() == len(ids)
+    assert ResultVersion.objects.filter(submission__in=ids).count() == len(ids)
+    assert applied_once(tournament)
+    assert set(Submission.objects.filter(pk__in=ids).values_list("attempts", flat=True)) == {1}
