@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from tournaments.models import Line, Match, ResultVersion, Tournament
 
@@ -98,7 +99,8 @@ class TableReport(models.Model):
         DISPUTED = "disputed", _("Disputed")
         EXPIRED = "expired", _("Not answered in time")
         DECIDED = "decided", _("Decided by the referee")
-        SUPERSEDED = "superseded", _("Superseded")
+        # "foglio" is masculine, a result version ("versione") feminine: a context of its own
+        SUPERSEDED = "superseded", pgettext_lazy("table report", "Superseded")
 
     OPEN_STATES = (State.DRAFT, State.AWAITING)
     FOR_REFEREE = (State.DISPUTED, State.EXPIRED)

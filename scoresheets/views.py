@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import uuid
 from functools import wraps
 from math import ceil
@@ -51,16 +52,25 @@ class _LinkThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": digest}
 
 
-def _throttled(view):
+def _refusal(message, status, *, json_answer):
+    """A refusal before the view runs, as the caller reads it: the open sheet's script reads
+    JSON (an HTML or text answer would look like a dropped connection to it), a page reads
+    text."""
+    if json_answer:
+        return JsonResponse({"ok": False, "error": str(message)}, status=status)
+    return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+
+
+def _throttled(view, *, json_answer=False):
     @wraps(view)
     def wrapped(request, token, *args, **kwargs):
         throttle = _LinkThrottle()
         if not throttle.allow_request(request, _Token(token)):
             wait = max(1, ceil(throttle.wait() or 1))
-            response = HttpResponse(
+            response = _refusal(
                 _("Too many requests; try again in %(s)d seconds.") % {"s": wait},
-                status=429,
-                content_type="text/plain; charset=utf-8",
+                429,
+                json_answer=json_answer,
             )
             response["Retry-After"] = str(wait)
             return response
@@ -97,19 +107,32 @@ def _revoked_page(request, link):
     )
 
 
-def _with_link(view):
-    """Resolve the token (404 / 410) and throttle, before the view runs."""
+def _with_link(view=None, *, json_answer=False):
+    """Resolve the token (404 / 410) and throttle, before the view runs; ``json_answer`` for
+    the endpoints the sheet's script calls, so a revoked card or the throttle reaches the
+    player as a refusal, not as "no connection"."""
+    if view is None:
+        return lambda view: _with_link(view, json_answer=json_answer)
 
-    @_throttled
     @wraps(view)
     def wrapped(request, token, *args, **kwargs):
         try:
             link = _link(token)
         except _Revoked as revoked:
+            if json_answer:
+                return _refusal(_revoked_sentence(revoked.link), 410, json_answer=True)
             return _revoked_page(request, revoked.link)
         return view(request, link, *args, **kwargs)
 
-    return wrapped
+    return _throttled(wrapped, json_answer=json_answer)
+
+
+def _revoked_sentence(link):
+    # the same sentence as scoresheets/revoked.html, so one translation serves both
+    return _(
+        "The link of this card for “%(line)s” was revoked by the organizers (a lost or "
+        "replaced card). Ask the tournament desk for a new card."
+    ) % {"line": link.line.name}
 
 
 def _match(link, match_id) -> Match:
@@ -271,12 +294,24 @@ def _int(raw):
         return None
 
 
+def _finite(text):
+    value = float(text)
+    if not math.isfinite(value):  # 1e400: PostgreSQL's jsonb keeps no infinity
+        raise ValueError(text)
+    return value
+
+
+def _no_constant(name):
+    raise ValueError(name)  # NaN, Infinity: not JSON, and PostgreSQL's jsonb refuses them
+
+
 def _json_body(request):
     if len(request.body or b"") > MAX_BODY:
         raise ResultError(_("The sheet is too long or not readable."))
     try:
-        data = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError) as error:
+        data = json.loads(request.body or b"{}", parse_float=_finite, parse_constant=_no_constant)
+    except (ValueError, UnicodeDecodeError, RecursionError) as error:
+        # RecursionError: nested deeper than the reader goes, well within MAX_BODY
         raise ResultError(_("The sheet is too long or not readable.")) from error
     if not isinstance(data, dict):
         raise ResultError(_("The sheet is too long or not readable."))
@@ -284,7 +319,7 @@ def _json_body(request):
 
 
 @require_POST
-@_with_link
+@_with_link(json_answer=True)
 def check_sheet(request, link, match_id):
     """The server's reading of the sheet as typed so far (totals, over, the referee's
     sentence, what the next deal must be); the draft is kept, so the desk sees the table
@@ -318,7 +353,7 @@ def check_sheet(request, link, match_id):
 
 
 @require_POST
-@_with_link
+@_with_link(json_answer=True)
 def submit_sheet(request, link, match_id):
     """Submit this side's sheet (JSON); the same ``client_key`` again stores nothing."""
     match = _match(link, match_id)

@@ -167,9 +167,12 @@ def _refuse_if_settled(match) -> None:
 
 def _storable(typed) -> None:
     """Refuse what a phone sent that the database cannot keep as JSON: too long, not a list,
-    NUL characters or lone surrogates (PostgreSQL's jsonb takes neither)."""
-    text = json.dumps(typed)
+    NUL characters, lone surrogates, NaN or infinite numbers (PostgreSQL's jsonb takes none)."""
     unreadable = ReportError(_("The sheet is too long or not readable."))
+    try:
+        text = json.dumps(typed, allow_nan=False)  # NaN, Infinity: jsonb refuses them
+    except (ValueError, TypeError, RecursionError) as error:
+        raise unreadable from error
     if not isinstance(typed, list) or len(text) > MAX_DRAFT_CHARS or "\\u0000" in text:
         raise unreadable
     try:
