@@ -243,6 +243,14 @@ def submit(
         if again is not None and again.state != State.DRAFT:
             if again.side != side:
                 raise ReportError(_("The sheet was sent without its key: reload the page."))
+            if again.deals != typed:
+                # edited after a send whose answer was lost: never keep one and drop the other
+                raise ReportError(
+                    _(
+                        "This sheet was already sent with other deals: reload the page to see "
+                        "what was sent, then correct it if needed."
+                    )
+                )
             return Submitted(again, False)
         refusal = entry_refusal(locked)
         if refusal:
@@ -317,14 +325,48 @@ def _checked_sheet(match, deals, time_expired):
     return results.sheet_of(decision, time_expired=time_expired)
 
 
+def _line_moved(report: TableReport, match: Match) -> bool:
+    """Whether the line that sent ``report`` no longer plays on its side of ``match`` (a
+    knock-out slot refilled after an earlier result was corrected)."""
+    sender = report.link.line_id if report.link_id else None
+    return getattr(match, f"{report.side}_id") != sender
+
+
+def settle_moved_lines(match: Match) -> int:
+    """Withdraw the open sheets of ``match`` sent or typed by a line that no longer plays it,
+    so the new line's opponent cannot sign a sheet of a line that never played. Returns how
+    many."""
+    open_reports = TableReport.objects.filter(match=match, state__in=TableReport.OPEN_STATES)
+    if not open_reports.exists():
+        return 0
+    settled = 0
+    with transaction.atomic():
+        locked = results.lock_match(match)
+        for report in _reports(locked, *TableReport.OPEN_STATES).select_related("link"):
+            if not _line_moved(report, locked):
+                continue
+            if report.version is not None:
+                results.withdraw_version(
+                    report.version, reason=_("The line no longer plays this match.")
+                )
+            report.state = State.SUPERSEDED
+            report.save(update_fields=["state", "updated_at"])
+            _log(locked, "table.superseded", report, by="line_moved")
+            settled += 1
+    return settled
+
+
 def _waiting_for(link, match, *, report_id=None) -> TableReport:
     """The other side's sheet waiting for this link's answer (locked)."""
+    refusal = entry_refusal(match)
+    if refusal:  # a closed stage, a line withdrawn: the sheet can no longer come into force
+        raise ReportError(refusal)
     side = side_of(link, match)
     reports = _reports(match, State.AWAITING, side=other_side(side))
     if report_id is not None:
         reports = reports.filter(pk=report_id)
     report = reports.first()
-    if report is None:
+    if report is None or _line_moved(report, match):
         raise ReportError(_("No sheet is waiting for your answer."))
     if _expired(report, match.round.stage.tournament):
         _expire(match, report)
@@ -432,6 +474,8 @@ def _expire(match, report) -> None:
 def _expire_locked(match, now=None) -> int:
     tournament = match.round.stage.tournament
     expired = 0
+    if entry_refusal(match):  # nothing can come into force here any more: nothing to decide
+        return 0
     for report in _reports(match, State.AWAITING):
         if _expired(report, tournament, now):
             _expire(match, report)
@@ -529,6 +573,9 @@ def on_result_changed(match) -> None:
     referee entered another one at the desk form). A sheet awaiting the other side's signature
     stays: signed, it takes its place by precedence (over the organizer's result it waits for
     the referee)."""
+    for later in (match.next_match_id, match.loser_next_match_id):
+        if later is not None:  # this result may have moved another line into a later match
+            settle_moved_lines(Match(pk=later))
     open_states = (State.DRAFT, *REFEREE_WAITS, State.ACCEPTED)
     if not TableReport.objects.filter(match=match, state__in=open_states).exists():
         return

@@ -88,11 +88,6 @@ def test_a_revoked_or_throttled_link_answers_the_phone_in_json(
     cache.clear()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a line moved out of a knock-out match leaves its players' sheet there: the new "
-    "line's opponent signs it and it comes into force for a line that never played",
-)
 def test_a_sheet_of_a_line_moved_out_of_a_knockout_match_cannot_be_signed(db):
     tournament = make_tournament(n_lines=4, stages=[KO])
     stage = tournament.stages.get()
@@ -117,11 +112,6 @@ def test_a_sheet_of_a_line_moved_out_of_a_knockout_match_cannot_be_signed(db):
     assert final.status != Match.Status.DONE
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the same client_key with other deals (edited while the first send's answer was "
-    "lost) answers ok and silently keeps the first sheet",
-)
 def test_the_same_key_with_another_sheet_is_not_silently_dropped(client, first_match, cards):
     url = reverse("table:submit", args=[cards[0].token, first_match.pk])
     key = str(uuid.uuid4())
@@ -130,11 +120,6 @@ def test_the_same_key_with_another_sheet_is_not_silently_dropped(client, first_m
     assert again.json()["ok"] is False
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="closing a stage leaves its unanswered sheets open: a dispute (or the expiry sweep) "
-    "then sends them to the referee, who can no longer choose a sheet (the stage is closed)",
-)
 def test_a_closed_stage_sends_no_sheet_to_the_referee(client, running, first_match, cards):
     home, away = cards
     report = reports.submit(home, first_match, SHEET, client_key=uuid.uuid4()).report
