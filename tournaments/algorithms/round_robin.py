@@ -47,8 +47,8 @@ def berger_rounds(n: int, *, double: bool = False) -> list[list[Pairing]]:
     ``(pos, None)``, left on the board where FIDE prints it (board 1): number byes out of the tables
     when assigning table numbers. With ``double=True`` a second cycle follows, the first repeated
     with home and away reversed (byes stay ``(pos, None)``). FIDE also *recommends* swapping the
-    last two rounds of the first cycle in a double round robin; we do not, so that the second
-    cycle mirrors the first round by round, as the issue asks.
+    last two rounds of the first cycle in a double round robin; we do not, so that round k of the
+    second cycle is round k of the first with the sides swapped.
     """
     if n < 2:
         raise ValueError(f"a round robin needs at least 2 lines, got {n}")
