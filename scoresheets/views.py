@@ -154,9 +154,26 @@ def _categories(tournament):
     return [(c, tsel.category_label(c)) for c in tsel.scoring_categories(tournament)]
 
 
-def _shown_deals(sheet, categories):
+def differing_deals(sheet, other) -> set[int]:
+    """The positions of the deals where two sheets of one match disagree (points, categories,
+    tie-break), a deal only one of them has included: what the referee looks at first."""
+    if not sheet or not other:
+        return set()
+    ours, theirs = sheet.get("deals", []), other.get("deals", [])
+
+    def said(deal):
+        return (deal.get("points"), deal.get("breakdown"), bool(deal.get("tiebreak")))
+
+    return {
+        index
+        for index in range(max(len(ours), len(theirs)))
+        if index >= len(ours) or index >= len(theirs) or said(ours[index]) != said(theirs[index])
+    }
+
+
+def _shown_deals(sheet, categories, differing=frozenset()):
     """A version's deals for a read-only sheet: per deal, each side's points and categories,
-    and the running totals."""
+    and the running totals; ``differing`` marks the deals another sheet tells otherwise."""
     rows, running = [], [0, 0]
     for deal in (sheet or {}).get("deals", []):
         points = deal["points"]
@@ -167,6 +184,7 @@ def _shown_deals(sheet, categories):
                 "points": points,
                 "running": list(running),
                 "tiebreak": deal.get("tiebreak", False),
+                "differs": len(rows) in differing,
                 "cells": [
                     (label, deal["breakdown"][0].get(key, 0), deal["breakdown"][1].get(key, 0))
                     for key, label in categories
@@ -428,12 +446,17 @@ def referee_page(request, slug):
     items = []
     for report in _referee_reports(tournament):
         match = report.match
+        current = results.in_force(match)
+        reported = _sheet_of(report.version)
+        # compared with the other side's sheet, or else with the result in force
+        other = _sheet_of(report.counter_version) or _sheet_of(current)
+        differing = differing_deals(reported, other)
         sides = [
             {
                 "label": _("Sheet of %(line)s") % {"line": _side_line(match, report.side)},
                 "choice": "reported",
-                "deals": _shown_deals(_sheet_of(report.version), categories),
-                "result": (_sheet_of(report.version) or {}).get("result"),
+                "deals": _shown_deals(reported, categories, differing),
+                "result": (reported or {}).get("result"),
             }
         ]
         if report.counter_version_id:
@@ -442,11 +465,10 @@ def referee_page(request, slug):
                     "label": _("Sheet of %(line)s")
                     % {"line": _side_line(match, reports.other_side(report.side))},
                     "choice": "counter",
-                    "deals": _shown_deals(_sheet_of(report.counter_version), categories),
+                    "deals": _shown_deals(_sheet_of(report.counter_version), categories, differing),
                     "result": (_sheet_of(report.counter_version) or {}).get("result"),
                 }
             )
-        current = results.in_force(match)
         items.append(
             {
                 "report": report,

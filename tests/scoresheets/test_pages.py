@@ -104,3 +104,35 @@ def test_a_link_is_throttled_on_its_own(client, first_match, cards, monkeypatch)
     # another card at the same address (the venue's Wi-Fi) is not held back
     assert client.get(reverse("table:line", args=[cards[1].token])).status_code == 200
     cache.clear()
+
+
+def test_the_referee_sees_which_deals_the_two_sheets_tell_otherwise(
+    client, running, first_match, cards
+):
+    from scoresheets.views import differing_deals
+
+    home, away = cards
+    reports.submit(home, first_match, SHEET, client_key=uuid.uuid4())
+    reports.dispute(away, first_match, "the second deal was ours", OTHER)
+    report = TableReport.objects.get(match=first_match, state="disputed")
+    differing = differing_deals(report.version.sheet, report.counter_version.sheet)
+    assert 0 not in differing and 1 in differing  # the sheets agree on deal 1 only
+    referee = User.objects.create_user("arbitro2", password="x")
+    TournamentRole.objects.create(tournament=running, user=referee, role=Role.REFEREE)
+    client.force_login(referee)
+    page = client.get(reverse("referee:disputes", args=[running.slug])).content.decode()
+    # each sheet marks its own deals that the other sheet tells otherwise
+    expected = len([i for i in differing if i < len(SHEET)]) + len(
+        [i for i in differing if i < len(OTHER)]
+    )
+    assert expected >= 2 and page.count('class="sd-differs"') == expected
+
+
+def test_differing_deals_counts_a_deal_only_one_sheet_has():
+    from scoresheets.views import differing_deals
+
+    one = {"deals": [{"points": [3, 1], "breakdown": [{"scope": 3}, {"scope": 1}]}]}
+    two = {"deals": [*one["deals"], {"points": [1, 0], "breakdown": [{"scope": 1}, {}]}]}
+    assert differing_deals(one, one) == set()
+    assert differing_deals(one, two) == {1}
+    assert differing_deals(one, None) == set()
