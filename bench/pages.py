@@ -19,13 +19,11 @@ import importlib.util
 import os
 import random
 import secrets
-import socket
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -38,6 +36,7 @@ django.setup()
 import logging  # noqa: E402
 
 from django.db import connection  # noqa: E402
+from machine import cpu_model, database_url, free_port, wait_for  # noqa: E402
 
 logging.disable(logging.INFO)
 
@@ -50,37 +49,6 @@ def _standings_builder():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.build
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
-def database_url(name):
-    url = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit(url._replace(path="/" + name))
-
-
-def wait_for(port, deadline):
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit("gunicorn did not start in time")
 
 
 def get(port, path, headers=None):
@@ -198,7 +166,7 @@ def main():
              "--threads", str(args.threads), "--log-level", "warning"],
             cwd=ROOT, env=env,
         )  # fmt: skip
-        wait_for(port, time.monotonic() + 30)
+        wait_for(port, time.monotonic() + 30, "gunicorn")
         status, _ms, etag = get(port, path, {"Accept-Language": "it"})
         assert status == 200, status
         for _ in range(20):  # warm every worker's cache and connection

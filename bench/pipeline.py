@@ -43,6 +43,7 @@ import logging  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
+from machine import cpu_model  # noqa: E402
 
 logging.disable(logging.WARNING)
 
@@ -257,15 +258,7 @@ def main():
         finally:
             connection.close()
             connection.creation.destroy_test_db(old_name, verbosity=0)
-    cpu = next(
-        (
-            line.split(":", 1)[1].strip()
-            for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        ),
-        "?",
-    )
-    print(f"machine: {cpu}, {os.cpu_count()} cores")
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores")
     print(f"states: {result['states']}")
     print(f"records: {result['records']}, submitted at {result['submit_rate']:.0f}/s")
     print(

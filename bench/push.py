@@ -24,13 +24,11 @@ import contextlib
 import os
 import resource
 import secrets
-import socket
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -45,39 +43,9 @@ import logging  # noqa: E402
 import websockets  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
+from machine import cpu_model, database_url, free_port, wait_for  # noqa: E402
 
 logging.disable(logging.INFO)
-
-
-def cpu_model():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
-def database_url(name):
-    url = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit(url._replace(path="/" + name))
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for(port, deadline):
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise SystemExit(f"daphne did not listen on {port}")
 
 
 def rss_kib(pid):
@@ -295,7 +263,7 @@ def main():
                 resource.RLIMIT_NOFILE, (limit, resource.getrlimit(resource.RLIMIT_NOFILE)[1])
             ),
         )  # fmt: skip
-        wait_for(port, time.monotonic() + 60)
+        wait_for(port, time.monotonic() + 60, "daphne")
         print(
             f"daphne 127.0.0.1:{port} (1 process), channel layer {layer_url}, "
             f"database {test_name}; {args.clients} clients, {len(matches)} results; "

@@ -32,19 +32,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from machine import cpu_model
+
 from games.engine import native, simulate_match, verify_document
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def corpus(count: int) -> tuple[list[bytes], int]:

@@ -1,0 +1,42 @@
+"""What the benchmarks share: the machine they report, and the throwaway servers they start."""
+
+import os
+import platform
+import socket
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+
+def cpu_model() -> str:
+    """The CPU's model name, for the "machine" line every benchmark prints."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def database_url(name: str) -> str:
+    """``DATABASE_URL`` with another database name (a benchmark's own throwaway database)."""
+    url = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit(url._replace(path="/" + name))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for(port: int, deadline: float, server: str) -> None:
+    """Wait until something listens on ``port`` of loopback, or give up at ``deadline``."""
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit(f"{server} did not listen on {port} in time")
