@@ -38,6 +38,8 @@ def channel_layer(settings):
 
 @pytest.fixture
 def eager_celery():
+    """Tasks run in-process even when the environment configures a broker (push, webhooks and
+    ratings tests ask for it by name)."""
     from config.celery import app as celery_app
 
     saved = celery_app.conf.task_always_eager

@@ -97,17 +97,6 @@ def world(db):
 
 
 @pytest.fixture
-def eager_celery(settings):
-    """Run rating tasks in-process even when CI configures a broker."""
-    from config.celery import app
-
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = previous
-
-
-@pytest.fixture
 def league(world):
     """Two singles tournaments and a pairs one, with wins, a draw and a timeout."""
     ps = [world.player() for _ in range(6)]

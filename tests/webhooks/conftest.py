@@ -57,14 +57,3 @@ def webhook_settings(settings):
     settings.WEBHOOK_RETRY_BASE_S = 0
     settings.WEBHOOK_TIMEOUT_S = 2
     return settings
-
-
-@pytest.fixture
-def eager_celery():
-    """Deliver in-process even when the environment configures a broker."""
-    from config.celery import app
-
-    previous = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = previous
