@@ -628,18 +628,20 @@ def _verify_batch(batch: list[Submission], too_slow) -> None:
 
 def _write_group(group: list[_Work]) -> None:
     """One transaction: the group's matches locked in one query, each record in a savepoint
-    (one that fails ends in ``error`` alone), the submissions saved in one bulk update."""
+    (one that fails ends in ``error`` alone), the submissions saved in one bulk update, the
+    results announced once after the commit."""
     from tournaments.models import ResultVersion
-    from tournaments.services.results import lock_matches
+    from tournaments.services.results import lock_matches, written_together
 
     ids = [work.submission.pk for work in group]
-    with transaction.atomic():
+    with transaction.atomic(), written_together() as batch:
         matches = lock_matches(work.submission.match_id for work in group)
         still_pending = set(
             Submission.objects.select_for_update()
             .filter(pk__in=ids, state=Submission.State.PENDING)
             .values_list("pk", flat=True)
         )
+        batch.preload(matches.values())
         versions: dict[int | None, ResultVersion] = {}
         for version in ResultVersion.objects.filter(submission__in=still_pending).order_by(
             "number"
@@ -656,21 +658,29 @@ def _write_group(group: list[_Work]) -> None:
                 submission.error_reason = work.error[:4000]
                 submission.verified_at = timezone.now()
                 continue
+            match = matches[submission.match_id]
+            if batch.must_flush_before(match):
+                batch.flush()  # outside this record's savepoint: see ResultBatch
+            mark = batch.mark()
             try:
-                with transaction.atomic():
-                    _store_verdict(
-                        matches[submission.match_id],
-                        submission,
-                        work.verdict,
-                        versions.get(submission.pk),
-                        locked=True,
-                    )
+                # _store_verdict writes inside one savepoint of its own
+                _store_verdict(
+                    match, submission, work.verdict, versions.get(submission.pk), locked=True
+                )
             except Exception as exc:
                 logger.exception("submission %s: storing the verdict failed", submission.pk)
                 submission.state = Submission.State.ERROR
                 submission.error_reason = f"{type(exc).__name__}: {exc}"[:4000]
-                # The savepoint undid its writes; the match as stored, not as left in memory.
+                # The savepoint undid its writes: nothing of it to announce, and the match as
+                # stored, not as left in memory.
+                batch.undo(mark, match)
                 matches.update(lock_matches([submission.match_id]))
+                continue
+            if submission.state == Submission.State.ERROR:
+                batch.undo(mark, match)  # refused: its savepoint undid what it wrote
+            later = {match.next_match_id, match.loser_next_match_id} & matches.keys()
+            if later:  # a knock-out result moved lines into them: read them again
+                matches.update(lock_matches(later))
         Submission.objects.bulk_update(changed, VERDICT_FIELDS)
     logger.info("wrote %d verdicts in one transaction", len(changed))
 

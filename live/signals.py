@@ -7,12 +7,12 @@ from django.db.models.signals import post_save
 
 from live.groups import announce
 from tournaments.models import ChangeLog, Match, Stage
-from tournaments.signals import match_result_changed
+from tournaments.signals import results_changed
 
 
-def on_match_result_changed(sender, match, **kwargs):
-    tournament_id = match.round.stage.tournament_id
-    transaction.on_commit(lambda: announce(tournament_id, "result"))
+def on_results_changed(sender, matches, **kwargs):
+    for tournament_id in {match.round.stage.tournament_id for match in matches}:
+        transaction.on_commit(lambda tournament_id=tournament_id: announce(tournament_id, "result"))
 
 
 def on_stage_saved(sender, instance, **kwargs):
@@ -42,7 +42,7 @@ def on_submission_saved(sender, instance, **kwargs):
 def connect():
     from games.models import Submission
 
-    match_result_changed.connect(on_match_result_changed, dispatch_uid="live.result")
+    results_changed.connect(on_results_changed, dispatch_uid="live.result")
     post_save.connect(on_stage_saved, sender=Stage, dispatch_uid="live.stage")
     post_save.connect(on_change_logged, sender=ChangeLog, dispatch_uid="live.log")
     post_save.connect(on_submission_saved, sender=Submission, dispatch_uid="live.record")

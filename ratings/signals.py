@@ -5,8 +5,8 @@ import logging
 logger = logging.getLogger(__name__)
 
 
-def on_match_result_changed(sender, match, **kwargs):
-    """Sent after commit; ask for a (debounced) rating run so result entry never waits on (or
+def on_results_changed(sender, matches, **kwargs):
+    """Sent after commit; ask for one (debounced) rating run so result entry never waits on (or
     fails with) ratings. What to rate is read from the database, not from this message."""
     from ratings.tasks import request_rating
 
@@ -14,7 +14,7 @@ def on_match_result_changed(sender, match, **kwargs):
         request_rating()
     except Exception:  # a broker outage must not break result entry; the beat sweep catches up
         logger.exception(
-            "could not enqueue the rating update of match %s", getattr(match, "pk", match)
+            "could not enqueue the rating update of matches %s", [m.pk for m in matches]
         )
 
 

@@ -7,15 +7,17 @@ class TournamentsConfig(AppConfig):
     verbose_name = _("Tournaments")
 
     def ready(self):
-        from tournaments.signals import match_result_changed
+        from tournaments.signals import results_changed
 
-        def forfeit_withdrawn(sender, match, **kwargs):
+        def forfeit_withdrawn(sender, matches, **kwargs):
             """A withdrawn line that a knock-out result gives an opponent forfeits at once."""
             from tournaments.services.lifecycle import forfeit_withdrawn
 
-            forfeit_withdrawn(match)
+            for match in matches:
+                if match.next_match_id is not None or match.loser_next_match_id is not None:
+                    forfeit_withdrawn(match)
 
-        match_result_changed.connect(
+        results_changed.connect(
             forfeit_withdrawn, weak=False, dispatch_uid="tournaments.forfeit_withdrawn"
         )
 

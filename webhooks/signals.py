@@ -1,4 +1,4 @@
-"""Where the events come from: a match's result (``tournaments.signals.match_result_changed``,
+"""Where the events come from: a match's result (``tournaments.signals.results_changed``,
 sent after commit) and the status of a stage or tournament moving to closed or finished.
 
 Status changes are watched on save, so whichever service closes a stage or finishes a
@@ -12,26 +12,30 @@ from django.db import transaction
 from django.db.models.signals import post_init, post_save
 
 from tournaments.models import Stage, Tournament
-from tournaments.signals import match_result_changed
+from tournaments.signals import results_changed
 
 logger = logging.getLogger(__name__)
 
 _LOADED = "_webhooks_loaded_status"
 
 
-def on_match_result_changed(sender, match, **kwargs):
+def on_results_changed(sender, matches, **kwargs):
     from webhooks import services
 
-    try:
-        tournament = match.round.stage.tournament
-        # Most tournaments have no endpoint: no payload to build (one query instead of a dozen
-        # for every verified record).
-        if not services.endpoints_for(tournament).exists():
-            return
-        event, data = services.match_payload(match)
-        services.dispatch(tournament, event, data)
-    except Exception:  # result entry has committed; never let a webhook fail it
-        logger.exception("webhooks: could not dispatch the result of match %s", match.pk)
+    listened: dict[int, bool] = {}
+    for match in matches:
+        try:
+            tournament = match.round.stage.tournament
+            # Most tournaments have no endpoint: no payload to build (one query per tournament
+            # instead of a dozen for every verified record).
+            if tournament.pk not in listened:
+                listened[tournament.pk] = services.endpoints_for(tournament).exists()
+            if not listened[tournament.pk]:
+                continue
+            event, data = services.match_payload(match)
+            services.dispatch(tournament, event, data)
+        except Exception:  # result entry has committed; never let a webhook fail it
+            logger.exception("webhooks: could not dispatch the result of match %s", match.pk)
 
 
 def remember_status(sender, instance, **kwargs):
@@ -74,7 +78,7 @@ def on_tournament_saved(sender, instance, created, **kwargs):
 
 
 def connect():
-    match_result_changed.connect(on_match_result_changed, dispatch_uid="webhooks.result")
+    results_changed.connect(on_results_changed, dispatch_uid="webhooks.result")
     for model, receiver in ((Stage, on_stage_saved), (Tournament, on_tournament_saved)):
         post_init.connect(remember_status, sender=model, dispatch_uid=f"webhooks.init.{model}")
         post_save.connect(receiver, sender=model, dispatch_uid=f"webhooks.save.{model}")

@@ -566,6 +566,22 @@ def decide(report: TableReport, choice: str, *, user, reason: str = "") -> Table
     return report
 
 
+def matches_to_settle(matches) -> list[Match]:
+    """Those of ``matches`` whose result may settle a sheet: a knock-out match (it may have moved
+    a line into a later match) or one with an open sheet (one query for all of them)."""
+    open_states = (State.DRAFT, *REFEREE_WAITS, State.ACCEPTED)
+    with_sheets = set(
+        TableReport.objects.filter(
+            match__in=[m.pk for m in matches], state__in=open_states
+        ).values_list("match_id", flat=True)
+    )
+    return [
+        m
+        for m in matches
+        if m.pk in with_sheets or m.next_match_id is not None or m.loser_next_match_id is not None
+    ]
+
+
 def on_result_changed(match) -> None:
     """Another result came into force: a draft of the match stops being "being entered"; a
     sheet waiting for the referee is settled when one of its versions was accepted elsewhere

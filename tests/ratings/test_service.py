@@ -152,19 +152,19 @@ def test_recompute_from_a_date_equals_full(league):
 
 
 def test_signal_enqueues_the_rating_update(world, eager_celery):
-    from tournaments.signals import match_result_changed
+    from tournaments.signals import results_changed
 
     a, b = world.player(), world.player()
     t = world.tournament("sig")
     m = world.play(t, 1, world.line(a), world.line(b), 11, 0)
-    match_result_changed.send(sender=type(m), match=m)
+    results_changed.send(sender=type(m), matches=[m])
     assert rating(a).wins == 1
 
 
 def test_results_entered_and_corrected_through_the_services(
     world, eager_celery, django_capture_on_commit_callbacks
 ):
-    """enter_result → match_result_changed on commit → Celery task → ratings; a correction
+    """enter_result → results_changed on commit → Celery task → ratings; a correction
     replays and lands on the same numbers as a full recompute."""
     from tournaments.services.results import enter_result
 

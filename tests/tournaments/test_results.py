@@ -7,7 +7,7 @@ from tests.tournaments.conftest import KO, RR, make_tournament
 from tournaments.exceptions import ResultError, TournamentError
 from tournaments.models import ChangeLog, DealResult, Match, MatchResult, Outcome
 from tournaments.services import results, schedule
-from tournaments.signals import match_result_changed
+from tournaments.signals import results_changed
 
 from .helpers import deal, deals
 
@@ -278,14 +278,14 @@ def test_signal_is_sent_after_commit():
     match = group_match()
     received = []
 
-    def listener(sender, match, **kwargs):
-        received.append((match.pk, match.status))
+    def listener(sender, matches, **kwargs):
+        received.extend((m.pk, m.status) for m in matches)
 
-    match_result_changed.connect(listener)
+    results_changed.connect(listener)
     try:
         results.enter_result(match, deals((5, 2), (3, 4), (4, 1)))
     finally:
-        match_result_changed.disconnect(listener)
+        results_changed.disconnect(listener)
     assert received == [(match.pk, Match.Status.DONE)]
 
 

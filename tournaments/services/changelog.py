@@ -2,6 +2,8 @@
 
 import logging
 
+from django.db.models.signals import post_save
+
 from tournaments.models import ChangeLog
 
 logger = logging.getLogger(__name__)
@@ -13,14 +15,41 @@ def _user_or_none(user):
     return user
 
 
-def record(tournament, action, *, match=None, user=None, **detail):
-    """Write one ChangeLog row; call it inside the transaction of the change it records."""
-    entry = ChangeLog.objects.create(
+def entry(tournament, action, *, match=None, user=None, **detail) -> ChangeLog:
+    """One ChangeLog row, not saved yet (for :func:`record_many`)."""
+    return ChangeLog(
         tournament=tournament,
         match=match,
         user=_user_or_none(user),
         action=action,
         detail=detail,
     )
+
+
+def record(tournament, action, *, match=None, user=None, **detail):
+    """Write one ChangeLog row; call it inside the transaction of the change it records."""
+    row = entry(tournament, action, match=match, user=user, **detail)
+    row.save()
     logger.info("tournament %s: %s %s", tournament.pk, action, detail)
-    return entry
+    return row
+
+
+def record_many(rows: list[ChangeLog]) -> list[ChangeLog]:
+    """Write several ChangeLog rows in one statement (a batch of results). ``post_save`` is sent
+    once per tournament, for its last row: its listeners (the desk's live page) hear that the
+    log changed, not each row."""
+    created = ChangeLog.objects.bulk_create(rows)
+    last = {}
+    for row in created:
+        logger.info("tournament %s: %s %s", row.tournament_id, row.action, row.detail)
+        last[row.tournament_id] = row
+    for row in last.values():
+        post_save.send(
+            sender=ChangeLog,
+            instance=row,
+            created=True,
+            update_fields=None,
+            raw=False,
+            using="default",
+        )
+    return created

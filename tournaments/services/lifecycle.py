@@ -415,7 +415,7 @@ def withdrawn_line_ids(tournament) -> set[int]:
 
 def forfeit_withdrawn(match) -> None:
     """After a knock-out result moved lines on: a withdrawn line that now has an opponent
-    forfeits that match (called on ``match_result_changed``)."""
+    forfeits that match (called on ``results_changed`` for a knock-out match)."""
     tournament = match.round.stage.tournament
     withdrawn = withdrawn_line_ids(tournament)
     if not withdrawn:

@@ -46,7 +46,7 @@ from tournaments.models import (
 )
 from tournaments.services import changelog, results
 from tournaments.services.standings import played_matches
-from tournaments.signals import match_result_changed
+from tournaments.signals import results_changed
 
 logger = logging.getLogger(__name__)
 
@@ -536,12 +536,18 @@ def keep_round(round_row, *, user=None) -> Round:
     return round_row
 
 
-@receiver(match_result_changed, dispatch_uid="tournaments.services.pairing.flag")
-def flag_later_rounds(sender, match, **kwargs):
-    """A result of an earlier round changed: flag the rounds paired after it."""
-    round_row = getattr(match, "round", None)
-    if round_row is None:
-        return
+@receiver(results_changed, dispatch_uid="tournaments.services.pairing.flag")
+def flag_later_rounds(sender, matches, **kwargs):
+    """Results of earlier rounds changed: flag the rounds paired after them."""
+    seen = set()
+    for match in matches:
+        if match.round_id not in seen:
+            seen.add(match.round_id)
+            _flag_rounds_after(match)
+
+
+def _flag_rounds_after(match):
+    round_row = match.round
     stage = round_row.stage
     if stage.kind not in PAIRED_BY_ROUND:
         return

@@ -6,8 +6,9 @@ which runs in ONE transaction with the match row locked (``select_for_update``),
 :class:`~tournaments.models.ResultVersion`, checks the version the save was based on, applies
 precedence (a record never silently replaces the organizer's result), and, for a version that
 comes into force, projects it: scores VP/MP with the tournament's table, advances knock-out
-lines, records the change, and announces it with ``signals.match_result_changed`` once
-committed. Every refusal is a :class:`ResultError` raised
+lines, records the change, and announces it with ``signals.results_changed`` once
+committed (once per transaction; a group of verified records is written together: see
+:class:`ResultBatch`). Every refusal is a :class:`ResultError` raised
 before anything is written (or inside the transaction, which then rolls back).
 """
 
@@ -15,6 +16,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -39,7 +43,7 @@ from tournaments.models import (
 )
 from tournaments.services import changelog
 from tournaments.services.vp import vp_table_from_model
-from tournaments.signals import match_result_changed
+from tournaments.signals import results_changed
 from tournaments.sources import ResultSource, speaks_for_organizer
 
 logger = logging.getLogger(__name__)
@@ -394,14 +398,167 @@ def _advance(match, winner_id, loser_id):
     _move_line(match.loser_next_match_id, match.loser_next_slot, loser_id, match)
 
 
+class ResultBatch:
+    """Results written together in one transaction (a group of verified records).
+
+    The same writer runs for each result; what the batch changes is where its rows go: the
+    versions in force and the last version numbers of the batch's matches are read in two
+    queries (:meth:`preload`), VP tables once, and the projection (deal and score rows, the
+    match row, the change log) is written in one statement per table by :meth:`flush`. The
+    results are announced once, after the commit.
+
+    A caller that undoes one result (its savepoint rolled back) calls :meth:`undo` with the
+    :meth:`mark` taken before it. A match whose rows are still pending, or a knock-out match
+    (its result moves lines into other matches' rows), needs :meth:`flush` before it is written
+    again (:meth:`must_flush_before`); flushing inside a result's savepoint would tie earlier
+    results to its fate.
+    """
+
+    def __init__(self) -> None:
+        self.announce: list[int] = []
+        self.vp_tables: dict[int, vp_algo.VPTable] = {}
+        self._current: dict[int, ResultVersion | None] = {}
+        self._last: dict[int, int] = {}
+        self._deals: list[DealResult] = []
+        self._scores: list[MatchResult] = []
+        self._matches: list[Match] = []
+        self._logs: list = []
+
+    def preload(self, matches) -> None:
+        ids = [m.pk for m in matches if m.pk not in self._last]
+        if not ids:
+            return
+        self._last.update(dict.fromkeys(ids, 0))
+        self._current.update(dict.fromkeys(ids))
+        for match_id, last in (
+            ResultVersion.objects.filter(match__in=ids)
+            .values_list("match")
+            .annotate(last=Max("number"))
+            .values_list("match", "last")
+        ):
+            self._last[match_id] = last
+        for version in ResultVersion.objects.filter(
+            match__in=ids, status=ResultVersion.Status.IN_FORCE
+        ).select_related("author", "submission"):
+            self._current[version.match_id] = version
+
+    def knows(self, match) -> bool:
+        return match.pk in self._last
+
+    def current(self, match) -> ResultVersion | None:
+        return self._current[match.pk]
+
+    def last_number(self, match) -> int:
+        return self._last[match.pk]
+
+    def remember(self, version) -> None:
+        if version.match_id not in self._last:
+            return
+        self._last[version.match_id] = max(self._last[version.match_id], version.number)
+        if version.status == ResultVersion.Status.IN_FORCE:
+            self._current[version.match_id] = version
+
+    def pending(self, match) -> bool:
+        return any(m.pk == match.pk for m in self._matches)
+
+    def must_flush_before(self, match) -> bool:
+        linked = match.next_match_id is not None or match.loser_next_match_id is not None
+        return bool(self._matches) and (linked or self.pending(match))
+
+    def mark(self) -> tuple[int, int, int, int, int]:
+        return (
+            len(self.announce),
+            len(self._deals),
+            len(self._scores),
+            len(self._matches),
+            len(self._logs),
+        )
+
+    def undo(self, mark, match) -> None:
+        """Forget what was gathered since ``mark`` (the result of ``match`` was rolled back)."""
+        del self.announce[mark[0] :]
+        del self._deals[mark[1] :]
+        del self._scores[mark[2] :]
+        del self._matches[mark[3] :]
+        del self._logs[mark[4] :]
+        self._last.pop(match.pk, None)
+        self._current.pop(match.pk, None)
+
+    def defer(self, match, deals, scores) -> None:
+        self._deals.extend(deals)
+        self._scores.extend(scores)
+        match.updated_at = timezone.now()  # bulk_update does not apply auto_now
+        self._matches.append(match)
+
+    def defer_log(self, entry) -> None:
+        self._logs.append(entry)
+
+    def flush(self) -> None:
+        """Write the gathered projection rows: one statement per table."""
+        if self._deals:
+            DealResult.objects.bulk_create(self._deals)
+        if self._scores:
+            MatchResult.objects.bulk_create(self._scores)
+        if self._matches:
+            latest = {m.pk: m for m in self._matches}  # the last projection of each match
+            Match.objects.bulk_update(
+                latest.values(), ["winner", "outcome", "offender", "status", "updated_at"]
+            )
+        if self._logs:
+            changelog.record_many(self._logs)
+        self._deals, self._scores, self._matches, self._logs = [], [], [], []
+
+
+_batch: ContextVar[ResultBatch | None] = ContextVar("result_batch", default=None)
+
+
+def send_results_changed(match_ids) -> None:
+    """Send ``results_changed`` for these matches (after a commit), read fresh in one query."""
+    ids = list(dict.fromkeys(match_ids))
+    if not ids:
+        return
+    fresh = Match.objects.select_related("round__stage__tournament").filter(pk__in=ids)
+    results_changed.send(sender=Match, matches=sorted(fresh, key=lambda m: ids.index(m.pk)))
+
+
+@contextmanager
+def written_together() -> Iterator[ResultBatch]:
+    """Inside this block (itself inside a transaction), results are written as one
+    :class:`ResultBatch`: flushed at the end of the block, announced once after the commit."""
+    if _batch.get() is not None:
+        raise RuntimeError("results are already being written together")
+    batch = ResultBatch()
+    token = _batch.set(batch)
+    try:
+        yield batch
+        batch.flush()
+    finally:
+        _batch.reset(token)
+    if batch.announce:
+        announced = list(batch.announce)
+        transaction.on_commit(lambda: send_results_changed(announced))
+
+
 def _announce(match):
+    batch = _batch.get()
+    if batch is not None:
+        batch.announce.append(match.pk)
+        return
     match_id = match.pk
+    transaction.on_commit(lambda: send_results_changed([match_id]))
 
-    def send():
-        fresh = Match.objects.select_related("round__stage__tournament").get(pk=match_id)
-        match_result_changed.send(sender=Match, match=fresh)
 
-    transaction.on_commit(send)
+def _vp_table(tournament) -> vp_algo.VPTable:
+    batch = _batch.get()
+    if batch is not None and tournament.vp_table_id in batch.vp_tables:
+        return batch.vp_tables[tournament.vp_table_id]
+    try:
+        table = vp_table_from_model(tournament.vp_table)
+    except TournamentError as error:
+        raise ResultError(error.message) from error
+    if batch is not None:
+        batch.vp_tables[tournament.vp_table_id] = table
+    return table
 
 
 def _copy_state(source, target):
@@ -643,9 +800,15 @@ def _unadvance(match):
 
 def _project(match, decision: Decision | None) -> list[MatchResult]:
     """Rewrite the projection (MatchResult, DealResult, the match row, later knock-out slots)
-    from the decision of the version in force; ``None`` clears it."""
-    DealResult.objects.filter(match=match).delete()
-    MatchResult.objects.filter(match=match).delete()
+    from the decision of the version in force; ``None`` clears it. In a :class:`ResultBatch`
+    the new rows wait for its flush."""
+    batch = _batch.get()
+    if batch is not None and batch.pending(match):
+        raise RuntimeError(f"match {match.pk}: flush the batch before writing it again")
+    if match.status != Match.Status.SCHEDULED or batch is None:
+        # a scheduled match has no projection to clear (it is cleared when it goes back)
+        DealResult.objects.filter(match=match).delete()
+        MatchResult.objects.filter(match=match).delete()
     if decision is None:
         _unadvance(match)
         match.winner = None
@@ -656,11 +819,7 @@ def _project(match, decision: Decision | None) -> list[MatchResult]:
         return []
     if decision.outcome == Outcome.BYE:
         return _project_bye(match)
-    tournament = match.round.stage.tournament
-    try:
-        table = vp_table_from_model(tournament.vp_table)
-    except TournamentError as error:
-        raise ResultError(error.message) from error
+    table = _vp_table(match.round.stage.tournament)
     winner_side = decision.winner_side
     draw = winner_side is None
     score = vp_algo.match_score(
@@ -671,7 +830,7 @@ def _project(match, decision: Decision | None) -> list[MatchResult]:
     if winner_side is not None:
         winner_id, loser_id = lines[winner_side], lines[1 - winner_side]
         _advance(match, winner_id, loser_id)
-    DealResult.objects.bulk_create(
+    deal_rows = [
         DealResult(
             match=match,
             number=deal.number,
@@ -683,7 +842,7 @@ def _project(match, decision: Decision | None) -> list[MatchResult]:
         )
         for deal in decision.deals
         for side in (0, 1)
-    )
+    ]
     results = []
     for side in (0, 1):
         won = not draw and side == winner_side
@@ -704,11 +863,15 @@ def _project(match, decision: Decision | None) -> list[MatchResult]:
                 drawn=draw,
             )
         )
-    MatchResult.objects.bulk_create(results)
     match.winner_id = winner_id
     match.outcome = decision.outcome
     match.offender_id = None if decision.offender_side is None else lines[decision.offender_side]
     match.status = Match.Status.DONE
+    if batch is not None:
+        batch.defer(match, deal_rows, results)
+        return results
+    DealResult.objects.bulk_create(deal_rows)
+    MatchResult.objects.bulk_create(results)
     match.save(update_fields=["winner", "outcome", "offender", "status", "updated_at"])
     return results
 
@@ -766,7 +929,12 @@ def _log(match, action, version, *, user, results=(), replaced=None, label=None,
     if label:
         detail["record"] = label
     detail["replaced"] = replaced
-    changelog.record(match.round.stage.tournament, action, match=match, user=user, **detail)
+    tournament = match.round.stage.tournament
+    batch = _batch.get()
+    if batch is not None:
+        batch.defer_log(changelog.entry(tournament, action, match=match, user=user, **detail))
+    else:
+        changelog.record(tournament, action, match=match, user=user, **detail)
 
 
 def _put_in_force(match, version, current, *, user, action, label=None):
@@ -808,7 +976,10 @@ def _save_version(
     A version from a source that does not speak for the organizer (a verified record) comes into
     force only over no result or the same result; otherwise it waits for a decision.
     """
-    current = in_force(match)
+    batch = _batch.get()
+    if batch is not None and not batch.knows(match):
+        batch.preload([match])
+    current = batch.current(match) if batch is not None else in_force(match)
     author = user if user is not None and getattr(user, "is_authenticated", False) else None
     if based_on is not UNCHECKED:
         seen = _based_on_number(based_on)
@@ -832,7 +1003,10 @@ def _save_version(
         if sheet is None:
             raise ResultError(_("Say why the result is deleted."))
         raise ResultError(_("Say why the result in force is corrected."))
-    last = ResultVersion.objects.filter(match=match).aggregate(n=Max("number"))["n"] or 0
+    if batch is not None:
+        last = batch.last_number(match)
+    else:
+        last = ResultVersion.objects.filter(match=match).aggregate(n=Max("number"))["n"] or 0
     version = ResultVersion(
         match=match,
         number=last + 1,
@@ -852,6 +1026,8 @@ def _save_version(
         action=_action_for(source, sheet),
         same_action="result.verified",
     )
+    if batch is not None:
+        batch.remember(version)
     return SavedVersion(version, True)
 
 
@@ -1004,7 +1180,8 @@ def apply_verified_result(match, verdict, *, user=None, source=None, submission=
     ``locked``: the caller's transaction already holds the match row lock, taken with
     :func:`lock_matches` (a batch of records locks its matches in one query).
     """
-    with transaction.atomic():
+    # locked: the caller's transaction holds the lock and its own savepoint for this record
+    with transaction.atomic(savepoint=not locked):
         held = match if locked else _lock(match)
         _check_lines(held)
         decision = decision_from_verdict(held, verdict)

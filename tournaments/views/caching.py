@@ -3,7 +3,7 @@
 A public page costs one query when its fragment is cached: the tournament row, annotated with a
 stamp of its latest change (newest ChangeLog id and newest Match.updated_at). Every result the
 services store writes a ChangeLog row and saves the match, so the stamp moves with every change,
-in whatever process made it. ``match_result_changed`` also bumps a version in the cache, so
+in whatever process made it. ``results_changed`` also bumps a version in the cache, so
 a change made through the services is seen at once even where the stamp would not move.
 With several server processes, point ``CACHE_URL`` at a shared cache (Redis).
 """
@@ -16,7 +16,7 @@ from django.dispatch import receiver
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.translation import get_language
 
-from tournaments.signals import match_result_changed
+from tournaments.signals import results_changed
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ def _version_key(tournament_id):
 
 
 def tournament_version(tournament_id):
-    """The cache-side version of a tournament's pages (bumped by ``match_result_changed``).
+    """The cache-side version of a tournament's pages (bumped by ``results_changed``).
 
     Starts at 0 so that processes with separate caches agree on ETags until a bump.
     """
@@ -45,15 +45,11 @@ def bump_tournament_version(tournament_id):
         cache.set(key, 1, None)
 
 
-@receiver(match_result_changed, dispatch_uid="tournaments.views.caching.bump")
-def _on_result_changed(sender, match, **kwargs):
-    """A result was stored or replaced: every page of its tournament is out of date."""
-    try:
-        tournament_id = match.round.stage.tournament_id
-    except Exception:  # a deleted match: nothing to find, the stamp moves anyway
-        logger.warning("match_result_changed for a match without a round: %r", match)
-        return
-    bump_tournament_version(tournament_id)
+@receiver(results_changed, dispatch_uid="tournaments.views.caching.bump")
+def _on_results_changed(sender, matches, **kwargs):
+    """Results were stored or replaced: every page of their tournaments is out of date."""
+    for tournament_id in {match.round.stage.tournament_id for match in matches}:
+        bump_tournament_version(tournament_id)
 
 
 def page_stamp(tournament):

@@ -1,0 +1,174 @@
+"""A batch of verified records is written by the same result writer as a single record, with its
+rows gathered and written per table (``results.ResultBatch``): what ends in the database must be
+exactly what verifying the records one by one gives, and the batch must announce once."""
+
+from unittest import mock
+
+import pytest
+
+from games import services
+from games.models import Submission
+from tests.api import factories
+from tests.pages.factories import winning_deals
+from tournaments.models import ChangeLog, DealResult, Match, MatchResult, ResultVersion
+from tournaments.services import results, schedule
+from tournaments.signals import results_changed
+
+pytestmark = pytest.mark.skipif(
+    not services.batching_available(), reason="batches need PostgreSQL's advisory locks"
+)
+
+
+def submit(match, seed, *, declared=True):
+    """A record waiting for verification (nothing enqueued); without ``declared`` totals it is
+    another record of the same result."""
+    document = factories.record(match.round.stage.tournament, seed=seed)
+    if not declared:
+        for deal in document["deals"]:
+            deal.pop("declared", None)
+    with mock.patch.object(services, "enqueue_verification"):
+        return services.submit_record(match, document).submission.pk
+
+
+def scenario(tournament):
+    """Records waiting, in submission order: most matches fresh, one match whose desk result
+    differs (the record waits for a decision), one match with two records of different results
+    (the second waits), so the writer meets precedence and a match written twice."""
+    matches = factories.matches(tournament)
+    results.save_result(matches[1], winning_deals(0, 1))  # the desk's result
+    ids = [submit(match, seed=500 + index) for index, match in enumerate(matches)]
+    ids.append(submit(matches[4], seed=504, declared=False))  # the same result again
+    ids.append(submit(matches[4], seed=999))  # another result
+    return ids
+
+
+def snapshot(tournament):
+    """The tournament's results as plain data, with ids replaced by positions."""
+    matches = factories.matches(tournament)
+    lines = {}
+    for match in matches:
+        lines.setdefault(match.home_id, len(lines))
+        lines.setdefault(match.away_id, len(lines))
+    line = lines.get
+
+    def detail(entry):
+        plain = {k: v for k, v in entry.detail.items() if k not in ("record", "winner")}
+        if plain.get("replaced"):
+            plain["replaced"] = {**plain["replaced"], "winner": line(plain["replaced"]["winner"])}
+        return plain
+
+    state = []
+    for match in matches:
+        versions = ResultVersion.objects.filter(match=match).order_by("number")
+        logs = ChangeLog.objects.filter(match=match).order_by("pk")
+        state.append(
+            {
+                "match": (match.status, match.outcome, line(match.winner_id)),
+                "scores": sorted(
+                    (line(r.line_id), r.points, r.mp, r.vp, r.won, r.drawn)
+                    for r in MatchResult.objects.filter(match=match)
+                ),
+                "deals": sorted(
+                    (d.number, line(d.line_id), d.points, d.breakdown, d.is_tiebreak)
+                    for d in DealResult.objects.filter(match=match)
+                ),
+                "versions": [
+                    (v.number, v.source, v.status, v.based_on_id is not None, v.sheet)
+                    for v in versions
+                ],
+                "log": [(entry.action, detail(entry)) for entry in logs],
+            }
+        )
+    return state
+
+
+@pytest.mark.django_db
+def test_a_batch_writes_what_one_record_at_a_time_writes(
+    django_capture_on_commit_callbacks, monkeypatch
+):
+    monkeypatch.setattr(services, "GROUP_WAIT_S", 60)  # one group, whatever the machine's speed
+    alone, together = factories.tournament(lines=5), factories.tournament(lines=5)
+    one_by_one = scenario(alone)
+    for pk in one_by_one:
+        services.run_verification(pk)
+    batched = scenario(together)
+    before = {m.pk: m.updated_at for m in factories.matches(together)}
+    heard = []
+
+    def listener(sender, matches, **kwargs):
+        heard.append(sorted(m.pk for m in matches))
+
+    results_changed.connect(listener)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            assert services.verify_waiting(batched[0], bound=len(batched)) == "verified"
+    finally:
+        results_changed.disconnect(listener)
+
+    assert snapshot(together) == snapshot(alone)
+    states = list(Submission.objects.filter(pk__in=batched).order_by("pk").values_list("state"))
+    assert states == list(
+        Submission.objects.filter(pk__in=one_by_one).order_by("pk").values_list("state")
+    )
+    waiting = ResultVersion.objects.filter(
+        match__round__stage__tournament=together, status=ResultVersion.Status.AWAITING
+    )
+    assert waiting.count() == 2  # the record against the desk, the second record of a match
+    # one announcement for the batch's results (one per group of the batch), every match in it
+    announced = {pk for batch in heard for pk in batch}
+    in_force = set(
+        ResultVersion.objects.filter(
+            submission__in=batched, status=ResultVersion.Status.IN_FORCE
+        ).values_list("match_id", flat=True)
+    )
+    assert announced == in_force
+    # every match whose result the batch brought into force moved its stamp (the public
+    # pages' cache key)
+    for match in Match.objects.filter(pk__in=in_force):
+        assert match.updated_at > before[match.pk]
+    assert len(heard) <= -(-len(batched) // services.GROUP_SIZE)
+
+
+@pytest.mark.django_db
+def test_a_batch_writes_each_table_once_not_once_per_record(django_assert_max_num_queries):
+    tournament = factories.tournament(lines=7)  # 21 matches
+    ids = [submit(match, seed=700 + i) for i, match in enumerate(factories.matches(tournament))]
+    # one record at a time took about 20 queries per record; a batch a few per record (its
+    # version row, its savepoint) and a fixed number per group
+    with django_assert_max_num_queries(4 * len(ids) + 40):
+        services.verify_waiting(ids[0], bound=len(ids))
+    assert Submission.objects.filter(pk__in=ids, state="verified").count() == len(ids)
+    assert MatchResult.objects.filter(match__round__stage__tournament=tournament).count() == 42
+
+
+@pytest.mark.django_db
+def test_knockout_records_in_one_batch_move_their_lines_as_alone(
+    django_capture_on_commit_callbacks,
+):
+    def bracket():
+        tournament = factories.tournament(lines=4, knockout=True)
+        stage = tournament.stages.get()
+        Match.objects.filter(round__stage=stage).delete()
+        stage.rounds.all().delete()
+        schedule.generate_knockout(stage, schedule.seeded_lines(tournament))
+        semis = list(
+            Match.objects.filter(round__stage=stage, home__isnull=False, away__isnull=False)
+        )
+        return tournament, semis
+
+    def final_of(semis):
+        final = Match.objects.get(pk=semis[0].next_match_id)
+        return final.home_id, final.away_id
+
+    alone, alone_semis = bracket()
+    for index, semi in enumerate(alone_semis):
+        services.run_verification(submit(semi, seed=40 + index))
+    together, semis = bracket()
+    ids = [submit(semi, seed=40 + index) for index, semi in enumerate(semis)]
+    with django_capture_on_commit_callbacks(execute=True):
+        services.verify_waiting(ids[0], bound=len(ids))
+    assert Submission.objects.filter(pk__in=ids, state="verified").count() == 2
+    assert None not in final_of(semis)
+    winners = {Match.objects.get(pk=s.pk).winner_id for s in semis}
+    assert set(final_of(semis)) == winners
+    assert snapshot(together)[:2] == snapshot(alone)[:2]
