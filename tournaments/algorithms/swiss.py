@@ -13,7 +13,7 @@ tournament report file (a test compares the two).
 Cost: the library runs repeated maximum-weight matchings over the whole field (about one per
 line), each with ``networkx.max_weight_matching``. While we pair, that function answers through
 :mod:`tournaments.algorithms.blossom`, the same algorithm visiting in the same order (so the same
-matching, ties included) in a representation about three times faster; see
+matching, ties included) about three times faster (the whole round about twice); see
 ``docs/performance.md`` for what that means for large fields.
 """
 
@@ -41,10 +41,11 @@ logger = logging.getLogger(__name__)
 HOME = "white"
 AWAY = "black"
 
-MAX_LINES = 150
-"""The largest field the Dutch engine pairs in seconds: its cost grows as about the 3.3rd
-power of the field (with our matcher 1.4 s of CPU at 100 lines, about 5 s at 150, some four
-minutes at 500; ``docs/performance.md``). Larger opens play Danish rounds."""
+MAX_LINES = 140
+"""The largest field the Dutch engine pairs in a few seconds: its cost grows as about the 3.3rd
+power of the field (round 8 with our matcher: 2.25 s of CPU at 100 lines, 6.0 s at 140, some
+minutes at 500; ``docs/performance.md``).
+Larger opens play Danish rounds."""
 
 
 class NoLegalRound(ValueError):
