@@ -9,7 +9,9 @@ the standings in a fixed number of queries.
     .venv/bin/python bench/pairing.py [--lines 100 500 2000] [--swiss-lines 40 100] [--runs 3]
 
 Swiss is measured on its own (smaller) sizes: the library runs repeated maximum-weight
-matchings over the whole field in pure Python, see ``docs/performance.md``.
+matchings over the whole field in pure Python, see ``docs/performance.md``. They go through
+``tournaments.algorithms.blossom`` as in the service; ``--swiss-networkx 100`` times those sizes
+with networkx's own matcher (the library as installed), for comparison.
 ``--swiss-weights 20 40`` reports, for those sizes, how many matchings the library runs over 7
 rounds and how wide (in bits) the edge weights it gives them are: a compiled matcher must take
 integers that wide to give the same pairings.
@@ -18,6 +20,7 @@ integers that wide to give the same pairings.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import statistics
 import sys
@@ -26,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tournaments.algorithms import danish, swiss
+from tournaments.algorithms import blossom, danish, swiss
 
 ROUNDS_PLAYED = 7
 BYE_VP = 12
@@ -74,22 +77,24 @@ def _swiss_history(n_lines: int, seed: int):
 
 def _swiss_weights(n_lines: int) -> tuple[int, int]:
     """(matchings run, widest edge weight in bits) while pairing 7 Swiss rounds."""
-    import networkx
-
-    original = networkx.max_weight_matching
+    original = blossom.max_weight_matching
     seen = {"calls": 0, "bits": 0}
 
-    def spy(graph, maxcardinality=False, weight="weight"):
+    def spy(adjacency, maxcardinality=False, weight="weight"):
         seen["calls"] += 1
-        widths = [int(w).bit_length() for _u, _v, w in graph.edges(data=weight, default=1)]
+        widths = [
+            int(data.get(weight, 1)).bit_length()
+            for row in adjacency.values()
+            for data in row.values()
+        ]
         seen["bits"] = max([seen["bits"], *widths])
-        return original(graph, maxcardinality=maxcardinality, weight=weight)
+        return original(adjacency, maxcardinality, weight)
 
-    networkx.max_weight_matching = spy  # the library looks it up at each call
+    blossom.max_weight_matching = spy  # swiss looks it up at each call
     try:
         _swiss_history(n_lines, seed=0)
     finally:
-        networkx.max_weight_matching = original
+        blossom.max_weight_matching = original
     return seen["calls"], seen["bits"]
 
 
@@ -104,6 +109,7 @@ def main() -> None:
     parser.add_argument("--lines", type=int, nargs="*", default=[100, 500, 2000])
     parser.add_argument("--swiss-lines", type=int, nargs="*", default=[40, 100])
     parser.add_argument("--matching-lines", type=int, nargs="*", default=[100, 500])
+    parser.add_argument("--swiss-networkx", type=int, nargs="*", default=[])
     parser.add_argument("--swiss-weights", type=int, nargs="*", default=[])
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
@@ -130,9 +136,13 @@ def main() -> None:
             f"danish {n_lines:>5} lines, matching over the whole table (window 16): median "
             f"{statistics.median(times) * 1000:8.1f} ms  (best {min(times) * 1000:.1f} ms)"
         )
-    for n_lines in args.swiss_lines:
+    fast_matching = swiss._fast_matching
+    swiss_sizes = [(n, "") for n in args.swiss_lines]
+    swiss_sizes += [(n, ", networkx's matcher") for n in args.swiss_networkx]
+    for n_lines, matcher in swiss_sizes:
         times = []
         for run in range(args.runs):
+            swiss._fast_matching = contextlib.nullcontext if matcher else fast_matching
             start, rounds = _swiss_history(n_lines, seed=run)
             lines, played = swiss.line_histories(start, rounds)
             times.append(
@@ -146,8 +156,10 @@ def main() -> None:
                     )
                 )
             )
+        swiss._fast_matching = fast_matching
         print(
-            f"swiss  {n_lines:>5} lines: median {statistics.median(times) * 1000:8.1f} ms"
+            f"swiss  {n_lines:>5} lines{matcher}: median "
+            f"{statistics.median(times) * 1000:8.1f} ms"
             f"  (best {min(times) * 1000:.1f} ms, {args.runs} runs)"
         )
     for n_lines in args.swiss_weights:

@@ -10,8 +10,11 @@ up, with a lower one down, a bye is a downfloat) and the byes had; :func:`line_h
 derives them from the rounds exactly as the library's own checker derives them from a
 tournament report file (a test compares the two).
 
-Cost: the library runs repeated maximum-weight matchings over the whole field in pure Python;
-see ``docs/performance.md`` for what that means for large fields.
+Cost: the library runs repeated maximum-weight matchings over the whole field (about one per
+line), each with ``networkx.max_weight_matching``. While we pair, that function answers through
+:mod:`tournaments.algorithms.blossom`, the same algorithm visiting in the same order (so the same
+matching, ties included) about three times faster (the whole round about twice); see
+``docs/performance.md`` for what that means for large fields.
 """
 
 from __future__ import annotations
@@ -19,25 +22,30 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import threading
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+import networkx
 from caissify_pairings import (  # type: ignore[import-untyped]
     MissingFloatHistoryWarning,
     generate_pairings,
 )
+
+from tournaments.algorithms import blossom
 
 logger = logging.getLogger(__name__)
 
 HOME = "white"
 AWAY = "black"
 
-MAX_LINES = 120
-"""The largest field the Dutch engine pairs in seconds: its cost grows as about the 3.3rd
-power of the field (168 ms of CPU at 40 lines, 3.5 s at 100, about 6.5 s at 120, some ten
-minutes at 500; ``docs/performance.md``). Larger opens play Danish rounds."""
+MAX_LINES = 140
+"""The largest field the Dutch engine pairs in a few seconds: its cost grows as about the 3.3rd
+power of the field (round 8 with our matcher: 2.25 s of CPU at 100 lines, 6.0 s at 140, some
+minutes at 500; ``docs/performance.md``).
+Larger opens play Danish rounds."""
 
 
 class NoLegalRound(ValueError):
@@ -123,6 +131,50 @@ def line_histories(
     return list(lines.values()), played
 
 
+_networkx_matching = networkx.max_weight_matching
+_patch_lock = threading.Lock()
+_patch_users = 0
+_pairing_here = threading.local()
+
+
+def _matching(
+    graph: networkx.Graph[Any], maxcardinality: bool = False, weight: str = "weight"
+) -> set[tuple[Any, Any]]:
+    """``networkx.max_weight_matching`` while a thread pairs a Swiss round: the same answer,
+    from :mod:`blossom` when this thread is pairing and the weights are integers."""
+    if getattr(_pairing_here, "active", False):
+        # the library builds networkx graphs; their adjacency dict is what blossom reads
+        pairs = blossom.max_weight_matching(cast(Any, graph)._adj, maxcardinality, weight)
+        if pairs is not None:
+            return pairs
+    return cast(
+        set[tuple[Any, Any]],
+        _networkx_matching(graph, maxcardinality=maxcardinality, weight=weight),
+    )
+
+
+@contextlib.contextmanager
+def _fast_matching() -> Iterator[None]:
+    """Route the library's ``networkx.max_weight_matching`` calls to :func:`_matching` for the
+    duration (the library looks the function up on the module at each call). Other threads
+    that call networkx meanwhile reach networkx's own function through it; the last pairing
+    to finish puts networkx's back."""
+    global _patch_users
+    with _patch_lock:
+        if _patch_users == 0:
+            networkx.max_weight_matching = _matching  # type: ignore[assignment]  # same call
+        _patch_users += 1
+    _pairing_here.active = True
+    try:
+        yield
+    finally:
+        _pairing_here.active = False
+        with _patch_lock:
+            _patch_users -= 1
+            if _patch_users == 0:
+                networkx.max_weight_matching = _networkx_matching
+
+
 def pair_swiss(
     lines: Sequence[SwissLine],
     played: set[tuple[int, int]],
@@ -139,7 +191,11 @@ def pair_swiss(
         raise ValueError("from round 2 the Dutch system needs each line's float history")
     present = {line.id for line in lines}
     previous = {pair for pair in played if pair[0] in present and pair[1] in present}
-    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+    with (
+        warnings.catch_warnings(),
+        contextlib.redirect_stdout(io.StringIO()),
+        _fast_matching(),
+    ):
         # the engine prints its diagnostics; they are not ours to show
         warnings.simplefilter("error", MissingFloatHistoryWarning)
         rows = cast(
