@@ -5,6 +5,7 @@ import time
 from collections import Counter
 
 import pytest
+from django.db import transaction
 from django.db.models import Count
 
 from games.models import Submission
@@ -13,10 +14,13 @@ from tests.api.conftest import client_for
 from tournaments.models import ChangeLog, DealResult, MatchResult, ResultVersion
 
 
-def submit_all(tournament, organizer, seed_base=0):
+def submit_all(tournament, organizer, seed_base=0, matches=None):
+    """Post a record for each match (of the tournament, or ``matches``) over the API."""
     client = client_for(organizer, token=True)
     ids = []
-    for index, match in enumerate(factories.matches(tournament)):
+    if matches is None:
+        matches = factories.matches(tournament)
+    for index, match in enumerate(matches):
         doc = factories.record(tournament, seed=seed_base + index)
         response = client.post(f"/api/v1/matches/{match.pk}/records/", data=doc, format="json")
         assert response.status_code == 202, response.content
@@ -103,3 +107,11 @@ def pause_mid_run(ids, workers, done=5, timeout=60):
     left = Submission.objects.filter(pk__in=ids, state="pending").count()
     assert left > 0, "the burst was over before the workers froze; make it longer"
     return left
+
+
+def submit_at_once(tournament, organizer, seed_base=0, matches=None):
+    """``submit_all`` in one transaction: the records and their messages appear together at the
+    commit, so the workers (started before) boot while the records are posted, and the burst
+    is queued whole when they begin."""
+    with transaction.atomic():
+        return submit_all(tournament, organizer, seed_base, matches)

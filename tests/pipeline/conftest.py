@@ -179,33 +179,34 @@ class Broker:
         self.url = url
         self.server = server
 
+    @property
+    def vhost(self):
+        return self.url.rsplit("/", 1)[-1]
+
     def stop(self):
-        self.server.stop()
+        """The broker goes away with everything it held: publishing fails, every connection is
+        cut, and it comes back (``start``) empty.
 
-    def start(self):
-        self.server.start()
-
-    def restart_empty(self):
-        """The broker comes back with none of its messages and every connection cut.
-
-        The private Redis is restarted (it keeps nothing on disk). The shared RabbitMQ cannot
-        be restarted by a test, and its quorum queues would keep their messages anyway: the
-        test's vhost is deleted and created again, which closes every connection to it and
-        drops its queues with their messages, ready and unacknowledged alike."""
+        The private Redis is stopped (it keeps nothing on disk). The shared RabbitMQ cannot be
+        stopped by a test, and its quorum queues would keep their messages over a restart
+        anyway: the tests' vhost is deleted, which cuts every connection to it, refuses new
+        ones and drops its queues with their messages, ready and unacknowledged alike."""
         if self.server is not None:
             self.server.stop()
+        else:
+            _rabbitmqctl("delete_vhost", self.vhost)
+
+    def start(self):
+        if self.server is not None:
             self.server.start()
-            return
-        vhost = self.url.rsplit("/", 1)[-1]
-        _rabbitmqctl("delete_vhost", vhost)
-        _rabbitmqctl("add_vhost", vhost)
-        _rabbitmqctl("set_permissions", "-p", vhost, "guest", ".*", ".*", ".*")
+        else:
+            _rabbitmqctl("add_vhost", self.vhost)
+            _rabbitmqctl("set_permissions", "-p", self.vhost, "guest", ".*", ".*", ".*")
 
     def cut_connections(self):
         """RabbitMQ closes every connection to the test's vhost, as a network cut or a broker
         node going away would; the queues and their messages stay."""
-        vhost = self.url.rsplit("/", 1)[-1]
-        _rabbitmqctl("close_all_connections", "-p", vhost, "fault test")
+        _rabbitmqctl("close_all_connections", "-p", self.vhost, "fault test")
 
 
 def _rabbitmqctl(*args):

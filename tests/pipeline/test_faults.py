@@ -12,12 +12,14 @@ import time
 import pytest
 from django.db import connection
 
+from games.models import Submission
 from tests.api import factories
 from tests.pipeline.checks import (
     assert_applied_exactly_once,
     assert_rated_exactly_once,
     pause_mid_run,
     submit_all,
+    submit_at_once,
     wait_until_final,
 )
 from tests.pipeline.conftest import AMQP_AVAILABLE, BOTH_BROKERS, SKIP_REASON
@@ -29,18 +31,27 @@ pytestmark = [
 
 
 @BOTH_BROKERS
-def test_the_broker_restarted_empty_mid_run_loses_nothing(workers, broker, db):
-    """Redis restarted with nothing kept; on RabbitMQ the tests' vhost deleted and created
-    again (its queues, their messages and every connection gone): the sweep sends again what
-    was lost, the rating sweep rates what no message announced."""
+def test_the_broker_lost_mid_run_and_back_empty_loses_nothing(workers, broker, db):
+    """The broker goes away in the middle of a burst with every message it held (see
+    ``Broker.stop``), records keep coming while it is away, and it comes back empty:
+    submitting stays quick, the sweep sends again what was lost or never sent, the rating
+    sweep rates what no message announced."""
     organizer = factories.user("fault-broker", is_staff=True)
     tournament = factories.tournament(lines=12, organizer=organizer)  # 66 matches
-    ids = submit_all(tournament, organizer, seed_base=5000)  # queued before any worker runs
+    matches = factories.matches(tournament)
     workers.start(beat=True, sweep_every_s=1, pending_after_s=2)
+    ids = submit_at_once(tournament, organizer, seed_base=5000, matches=matches[:56])
     pause_mid_run(ids, workers)
-    broker.restart_empty()
+    broker.stop()
+    started = time.monotonic()
+    late = submit_all(tournament, organizer, seed_base=5100, matches=matches[56:])
+    assert time.monotonic() - started < 30, "submitting with the broker down must stay quick"
+    unsent = Submission.objects.filter(pk__in=late)
+    assert set(unsent.values_list("state", flat=True)) == {"pending"}
+    assert not unsent.filter(enqueued_at__isnull=False).exists()
+    broker.start()
     workers.resume()
-    wait_until_final(ids, workers, timeout=90)
+    wait_until_final(ids + late, workers, timeout=90)
     assert_applied_exactly_once(tournament)
     assert_rated_exactly_once(tournament, workers)
 
@@ -53,8 +64,8 @@ def test_rabbitmq_gives_back_what_a_cut_connection_held(workers, broker, db):
     visibility timeout, which is one reason the sweep exists.)"""
     organizer = factories.user("fault-amqp", is_staff=True)
     tournament = factories.tournament(lines=12, organizer=organizer)  # 66 matches
-    ids = submit_all(tournament, organizer, seed_base=6000)
     workers.start()
+    ids = submit_at_once(tournament, organizer, seed_base=6000)
     pause_mid_run(ids, workers)
     broker.cut_connections()
     workers.resume()
@@ -70,8 +81,8 @@ def test_a_postgresql_restart_mid_run_loses_nothing(workers, private_postgres, d
     rated twice. The workers wake while it is down, so they meet the outage too."""
     organizer = factories.user("fault-pg", is_staff=True)
     tournament = factories.tournament(lines=12, organizer=organizer)  # 66 matches
-    ids = submit_all(tournament, organizer, seed_base=7000)
     workers.start(beat=True, sweep_every_s=1, pending_after_s=2)
+    ids = submit_at_once(tournament, organizer, seed_base=7000)
     pause_mid_run(ids, workers)
     connection.close()
     private_postgres.stop("fast")
