@@ -81,6 +81,7 @@ def test_a_postgresql_restart_mid_run_loses_nothing(workers, private_postgres, d
     rated twice. The workers wake while it is down, so they meet the outage too."""
     organizer = factories.user("fault-pg", is_staff=True)
     tournament = factories.tournament(lines=12, organizer=organizer)  # 66 matches
+    # Their DATABASE_URL names the private server, as this process's connection now does.
     workers.start(beat=True, sweep_every_s=1, pending_after_s=2)
     ids = submit_at_once(tournament, organizer, seed_base=7000)
     pause_mid_run(ids, workers)
