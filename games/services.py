@@ -16,7 +16,14 @@ from datetime import timedelta
 from functools import partial
 
 from django.conf import settings
-from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db import (
+    DatabaseError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    connection,
+    transaction,
+)
 from django.db.models import Count, F, Func, IntegerField, Max, Q, Sum, TextField
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
@@ -58,6 +65,10 @@ _OPTION_VARIANTS = {
 }
 _NOT_COMPARED = {"deck_style"}
 
+
+# Database trouble that goes away by itself (connection lost, database restarting, deadlock,
+# serialization failure): the task retries, the record is not at fault.
+TRANSIENT_ERRORS = (OperationalError, InterfaceError)
 
 # Deliveries of one submission that may end without a verdict (the worker killed by the record,
 # or by the hard time limit) before it is marked failed.
@@ -667,6 +678,9 @@ def _write_group(group: list[_Work]) -> None:
                 _store_verdict(
                     match, submission, work.verdict, versions.get(submission.pk), locked=True
                 )
+            except TRANSIENT_ERRORS:
+                # Not this record's fault: the group is undone and the task retries.
+                raise
             except Exception as exc:
                 logger.exception("submission %s: storing the verdict failed", submission.pk)
                 submission.state = Submission.State.ERROR

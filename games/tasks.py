@@ -13,14 +13,13 @@ import os
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
-from django.db import DatabaseError, InterfaceError, OperationalError
+from django.db import DatabaseError
 
 from games import services
 
 logger = logging.getLogger(__name__)
 
-# Database trouble that goes away by itself (connection lost, deadlock, serialization failure).
-TRANSIENT_ERRORS = (OperationalError, InterfaceError)
+TRANSIENT_ERRORS = services.TRANSIENT_ERRORS
 MAX_RETRIES = 6
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 from unittest import mock
 
 import pytest
-from django.db import connection, connections
+from django.db import OperationalError, connection, connections
 
 from games import services
 from games.models import Submission
@@ -136,3 +136,34 @@ def test_two_workers_taking_overlapping_batches_apply_each_record_once():
     assert ResultVersion.objects.filter(submission__in=ids).count() == len(ids)
     assert applied_once(tournament)
     assert set(Submission.objects.filter(pk__in=ids).values_list("attempts", flat=True)) == {1}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_database_trouble_while_writing_a_group_is_retried_not_blamed_on_the_record():
+    """A deadlock, a lost connection or a database restarting while one verdict is written is
+    the database's trouble: the group is undone and the error reaches the task (which retries),
+    instead of the record ending in ``error`` for good (what a lone record's task does too)."""
+    tournament = factories.tournament(lines=4)  # 6 matches
+    ids = pending_records(tournament, seed_base=900)
+    apply = results.apply_verified_result
+    boom_match = Submission.objects.get(pk=ids[2]).match_id
+
+    def apply_or_deadlock(match, verdict, **kwargs):
+        if match.pk == boom_match:
+            raise OperationalError("deadlock detected")
+        return apply(match, verdict, **kwargs)
+
+    with (
+        mock.patch.object(results, "apply_verified_result", apply_or_deadlock),
+        pytest.raises(OperationalError),
+    ):
+        services.verify_waiting(ids[0])
+    assert Submission.objects.get(pk=ids[2]).state == "pending"
+    assert not ResultVersion.objects.filter(submission__in=ids).exists()  # the group undone
+    # The retry, and the records' own messages, verify every one of them once.
+    for pk in ids:
+        services.verify_waiting(pk)
+    assert set(Submission.objects.filter(pk__in=ids).values_list("state", flat=True)) == {
+        "verified"
+    }
+    assert applied_once(tournament)

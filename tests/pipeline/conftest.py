@@ -1,10 +1,15 @@
-"""Real Celery workers on a real Redis broker and PostgreSQL, started here, not mocked.
+"""Real Celery workers on a real broker and PostgreSQL, started here, not mocked.
 
-The fixtures start a private ``redis-server`` on port 6390 (so the shared Redis keeps running
-for everyone else and an outage can be staged by stopping it), point this process's Celery app
-at it, and start ``celery -A config worker --pool prefork -c 2`` subprocesses whose
-``DATABASE_URL`` names pytest-django's test database. Tests use ``transactional_db`` so the
-workers see committed rows.
+The fixtures start a private ``redis-server`` on ``SCOPA_TEST_REDIS_PORT`` (so the shared Redis
+keeps running for everyone else and an outage can be staged by stopping it), point this
+process's Celery app at the test's broker, and start ``celery -A config worker --pool prefork
+-c 2`` subprocesses whose ``DATABASE_URL`` names pytest-django's test database. Tests use
+``transactional_db`` so the workers see committed rows.
+
+Each test runs on one broker (``broker_kind``): RabbitMQ when ``SCOPA_TEST_BROKER_URL`` names
+one that answers, else the private Redis; the fault tests are parametrized over both
+(``BOTH_BROKERS``). A test that restarts PostgreSQL runs on a private server of its own
+(``private_postgres``), as a test that stops Redis does.
 """
 
 import contextlib
@@ -14,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -42,8 +48,28 @@ def _amqp_reachable(url):
         return sock.connect_ex((parts.hostname or "127.0.0.1", parts.port or 5672)) == 0
 
 
-USE_AMQP = is_amqp(AMQP_URL) and _amqp_reachable(AMQP_URL)
-BROKER = AMQP_URL if USE_AMQP else f"redis://127.0.0.1:{REDIS_PORT}/0"
+AMQP_AVAILABLE = is_amqp(AMQP_URL) and _amqp_reachable(AMQP_URL)
+REDIS_AVAILABLE = shutil.which("redis-server") is not None
+# The broker of the tests that do not ask for both.
+USE_AMQP = AMQP_AVAILABLE
+REDIS_BROKER_URL = f"redis://127.0.0.1:{REDIS_PORT}/0"
+
+# Fault tests run on each broker that is at hand, one after the other.
+BOTH_BROKERS = pytest.mark.parametrize(
+    "broker_kind",
+    [
+        pytest.param(
+            "amqp",
+            marks=pytest.mark.skipif(
+                not AMQP_AVAILABLE, reason="SCOPA_TEST_BROKER_URL names no RabbitMQ that answers"
+            ),
+        ),
+        pytest.param(
+            "redis",
+            marks=pytest.mark.skipif(not REDIS_AVAILABLE, reason="redis-server is not installed"),
+        ),
+    ],
+)
 
 
 def _skip_reason():
@@ -51,7 +77,7 @@ def _skip_reason():
         return "pipeline tests need DATABASE_URL to name PostgreSQL"
     if not os.environ.get("CELERY_BROKER_URL"):
         return "pipeline tests need CELERY_BROKER_URL (a Redis broker)"
-    if not USE_AMQP and not shutil.which("redis-server"):
+    if not USE_AMQP and not REDIS_AVAILABLE:
         return "pipeline tests start their own redis-server, which is not installed"
     return None
 
@@ -120,11 +146,13 @@ def _prepare_vhost(url):
 
 
 @pytest.fixture(scope="session")
+def amqp_vhost():
+    _prepare_vhost(AMQP_URL)
+    return AMQP_URL
+
+
+@pytest.fixture(scope="session")
 def redis_server(tmp_path_factory):
-    if USE_AMQP:
-        _prepare_vhost(BROKER)
-        yield None
-        return
     if _port_open(REDIS_PORT):
         pytest.skip(f"port {REDIS_PORT} is taken; set SCOPA_TEST_REDIS_PORT")
     server = RedisServer(REDIS_PORT, tmp_path_factory.mktemp("redis"))
@@ -143,16 +171,71 @@ def _reset_producer_pool():
     celery_app.__dict__.pop("amqp", None)
 
 
+class Broker:
+    """The test's broker: its kind, its URL and, for the private Redis, its server."""
+
+    def __init__(self, kind, url, server=None):
+        self.kind = kind
+        self.url = url
+        self.server = server
+
+    @property
+    def vhost(self):
+        return self.url.rsplit("/", 1)[-1]
+
+    def stop(self):
+        """The broker goes away with everything it held: publishing fails, every connection is
+        cut, and it comes back (``start``) empty.
+
+        The private Redis is stopped (it keeps nothing on disk). The shared RabbitMQ cannot be
+        stopped by a test, and its quorum queues would keep their messages over a restart
+        anyway: the tests' vhost is deleted, which cuts every connection to it, refuses new
+        ones and drops its queues with their messages, ready and unacknowledged alike."""
+        if self.server is not None:
+            self.server.stop()
+        else:
+            _rabbitmqctl("delete_vhost", self.vhost)
+
+    def start(self):
+        if self.server is not None:
+            self.server.start()
+        else:
+            _rabbitmqctl("add_vhost", self.vhost)
+            _rabbitmqctl("set_permissions", "-p", self.vhost, "guest", ".*", ".*", ".*")
+
+    def cut_connections(self):
+        """RabbitMQ closes every connection to the test's vhost, as a network cut or a broker
+        node going away would; the queues and their messages stay."""
+        _rabbitmqctl("close_all_connections", "-p", self.vhost, "fault test")
+
+
+def _rabbitmqctl(*args):
+    if not shutil.which("rabbitmqctl"):
+        pytest.skip("rabbitmqctl is not installed")
+    done = subprocess.run(["rabbitmqctl", *args], capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+
+
 @pytest.fixture
-def broker(redis_server):
-    """This process publishes to the tests' broker for the test's duration."""
+def broker_kind():
+    """``amqp`` or ``redis``; ``BOTH_BROKERS`` parametrizes it."""
+    return "amqp" if USE_AMQP else "redis"
+
+
+@pytest.fixture
+def broker(request, broker_kind):
+    """This process publishes to the test's broker for the test's duration."""
+    if broker_kind == "amqp":
+        current = Broker("amqp", request.getfixturevalue("amqp_vhost"))
+    else:
+        current = Broker("redis", REDIS_BROKER_URL, request.getfixturevalue("redis_server"))
     names = ["broker_write_url", "task_always_eager"]
-    options = amqp_options() if USE_AMQP else {}
+    options = amqp_options() if current.kind == "amqp" else {}
     names += [n for n in options if n not in names]
     saved = {name: celery_app.conf.get(name) for name in names}
-    celery_app.conf.update(broker_write_url=BROKER, task_always_eager=False, **options)
+    celery_app.conf.update(broker_write_url=current.url, task_always_eager=False, **options)
     _reset_producer_pool()
-    yield redis_server
+    yield current
     celery_app.conf.update(**saved)
     _reset_producer_pool()
 
@@ -169,8 +252,9 @@ def test_database_url():
 class Workers:
     """Celery worker subprocesses (each ``--pool prefork -c 2``) on the test database."""
 
-    def __init__(self, logdir):
+    def __init__(self, logdir, broker_url):
         self.logdir = logdir
+        self.broker_url = broker_url
         self.procs = []
 
     def start(
@@ -179,7 +263,7 @@ class Workers:
         env = dict(os.environ)
         env.update(
             DATABASE_URL=database_url or test_database_url(),
-            CELERY_BROKER_URL=BROKER,
+            CELERY_BROKER_URL=self.broker_url,
             SCOPA_SWEEP_EVERY_S=str(sweep_every_s),
             SCOPA_RATING_SWEEP_EVERY_S=str(sweep_every_s),
             SCOPA_RATING_DEBOUNCE_S="1",
@@ -222,7 +306,21 @@ class Workers:
             os.killpg(proc.pid, sig)
             proc.wait(30)
 
+    def pause(self):
+        """Freeze every worker (SIGSTOP to their process groups) with whatever it holds: a
+        fault staged meanwhile hits work under way, however quick the burst. A frozen worker
+        is only slow (a long pause of its machine), which changes nothing by itself."""
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGSTOP)
+
+    def resume(self):
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGCONT)
+
     def stop_all(self):
+        self.resume()
         for proc in self.procs:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -237,6 +335,122 @@ class Workers:
         return "\n".join(p.read_text(errors="replace")[-3000:] for p in self.logdir.glob("*.log"))
 
 
+PG_BIN = Path(os.environ.get("SCOPA_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
+
+
+class PostgresServer:
+    """A private PostgreSQL (initdb into a folder of its own, trust auth, a free port) that a
+    test can restart; run as the ``postgres`` user when the tests run as root, which
+    PostgreSQL refuses."""
+
+    def __init__(self, folder, port):
+        self.folder = folder
+        self.data = folder / "data"
+        self.port = port
+        self.as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+
+    def _run(self, *cmd, timeout=60):
+        done = subprocess.run(
+            [*self.as_user, *cmd], capture_output=True, timeout=timeout, check=False
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"{cmd[0]} failed: {done.stderr.decode(errors='replace')}")
+        return done
+
+    def init(self):
+        if self.as_user:
+            shutil.chown(self.folder, "postgres", "postgres")
+        self._run(
+            str(PG_BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
+            "-E", "UTF8", "--locale=C", "--no-sync",
+        )  # fmt: skip
+
+    def _ctl(self, action, *extra):
+        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.folder} -c fsync=off"
+        self._run(
+            str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-l", str(self.folder / "log"),
+            "-w", "-t", "60", "-o", options, action, *extra,
+        )  # fmt: skip
+
+    def start(self):
+        self._ctl("start")
+
+    def stop(self, mode="fast"):
+        """``fast``: every session is ended at once (clients see their connection go), what a
+        restart by the operator or the service manager does."""
+        self._ctl("stop", "-m", mode)
+
+    def psql(self, *args, database="postgres"):
+        self._run(
+            str(PG_BIN / "psql"), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
+            "-p", str(self.port), "-U", "postgres", "-d", database, *args,
+        )  # fmt: skip
+
+    def url(self, name):
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+    def log(self):
+        path = self.folder / "log"
+        return path.read_text(errors="replace")[-3000:] if path.exists() else ""
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    if not (PG_BIN / "pg_ctl").exists():
+        pytest.skip(f"no PostgreSQL binaries in {PG_BIN}; set SCOPA_TEST_PG_BIN")
+    # Not under pytest's tmp folder: the postgres user (tests run as root) cannot enter it.
+    folder = Path(tempfile.mkdtemp(prefix="scopa-test-pg-"))
+    server = PostgresServer(folder, _free_port())
+    try:
+        server.init()
+        server.start()
+        yield server
+    finally:
+        with contextlib.suppress(Exception):
+            server.stop("immediate")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def private_postgres(transactional_db, postgres_server, broker_kind):
+    """A database on the private server, a copy of the (just flushed) test database, which this
+    process and the workers use for the test's duration.
+
+    The copy is ``pg_dump``'s (schema and the rows migrations and ``flush`` leave: content types,
+    the ratings' lock row), so ids match the ones this process has cached; this process's
+    default connection points at it until the test ends, then back at the test database (which
+    pytest-django flushes as usual)."""
+    name = f"scopa_fault_{broker_kind}"
+    dump = postgres_server.folder / f"{name}.sql"
+    db = connection.settings_dict
+    subprocess.run(
+        [
+            str(PG_BIN / "pg_dump"), "--no-owner", "--no-privileges", "-f", str(dump),
+            "-h", db["HOST"] or "127.0.0.1", "-p", str(db["PORT"] or 5432),
+            "-U", db["USER"] or "postgres", db["NAME"],
+        ],
+        env={**os.environ, "PGPASSWORD": db["PASSWORD"] or ""},
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    dump.chmod(0o644)
+    postgres_server.psql("-c", f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    postgres_server.psql("-c", f"CREATE DATABASE {name}")
+    postgres_server.psql("-f", str(dump), database=name)
+    saved = dict(db)
+    connection.close()
+    db.update(HOST="127.0.0.1", PORT=postgres_server.port, NAME=name, USER="postgres", PASSWORD="")
+    yield postgres_server
+    connection.close()
+    db.clear()
+    db.update(saved)
+
+
 @pytest.fixture(autouse=True)
 def fast_password_hasher(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -244,7 +458,7 @@ def fast_password_hasher(settings):
 
 @pytest.fixture
 def workers(transactional_db, broker, tmp_path):
-    pool = Workers(tmp_path)
+    pool = Workers(tmp_path, broker.url)
     yield pool
     pool.stop_all()
 
