@@ -585,10 +585,14 @@ def same_result(a: dict | None, b: dict | None) -> bool:
 
 
 def in_force(match) -> ResultVersion | None:
-    """The version of ``match``'s result in force (a deletion counts), or ``None``."""
+    """The version of ``match``'s result in force (a deletion counts), or ``None``.
+
+    At most one row (a database constraint), so no ordering: the model's default one would join
+    the match, round, stage and tournament on every result saved."""
     return (
         ResultVersion.objects.filter(match=match, status=ResultVersion.Status.IN_FORCE)
         .select_related("author", "submission")
+        .order_by()
         .first()
     )
 
