@@ -17,9 +17,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from ratings.services.export import FORMAT
+from tournaments.exceptions import ResultError
 from tournaments.models import (
     ChangeLog,
-    DealResult,
     Entry,
     Group,
     GroupMember,
@@ -27,6 +27,7 @@ from tournaments.models import (
     LineMember,
     Match,
     MatchResult,
+    Outcome,
     Player,
     Round,
     Stage,
@@ -34,6 +35,7 @@ from tournaments.models import (
     VPTable,
     VPTableRow,
 )
+from tournaments.services import results
 
 logger = logging.getLogger(__name__)
 
@@ -116,6 +118,155 @@ def _player(data: dict) -> Player:
 
 def _date(value):
     return dt.date.fromisoformat(value) if value else None
+
+
+def _result_kind(m: dict) -> str | None:
+    """What the writer stores for a match of the file: ``"result"``, ``"bye"`` (a bye scored
+    like a result, in a Danish, Swiss or Mitchell stage) or nothing (a bye of a round robin or a
+    bracket is part of the draw; a match not played yet)."""
+    if m.get("outcome") == Outcome.BYE:
+        return "bye" if m.get("results") else None
+    if m["status"] == Match.Status.DONE:
+        if not m.get("results"):
+            raise TournamentImportError(
+                _("Match %(ref)s is marked as played but has no result.") % {"ref": m["ref"]}
+            )
+        return "result"
+    if m.get("results") or m.get("deals"):
+        raise TournamentImportError(
+            _("Match %(ref)s has a result but is not marked as played.") % {"ref": m["ref"]}
+        )
+    return None
+
+
+def _store_result(m: dict, match: Match) -> None:
+    """Write the match's result through the result writer (a version of source ``import``,
+    its change-log entry and its projection), refusing the file if the writer refuses it."""
+    side_of = {ref: side for side, ref in enumerate((m.get("home"), m.get("away"))) if ref}
+
+    def side(ref):
+        if ref not in side_of:
+            raise TournamentImportError(
+                _("Match %(ref)s: line %(line)s does not play this match.")
+                % {"ref": m["ref"], "line": ref}
+            )
+        return side_of[ref]
+
+    try:
+        if m.get("outcome") == Outcome.BYE:
+            results.save_bye(match)
+            return
+        deals: dict[int, dict] = {}
+        for d in m.get("deals", []):
+            deal = deals.setdefault(
+                d["number"],
+                {
+                    "number": d["number"],
+                    "points": [0, 0],
+                    "breakdown": [{}, {}],
+                    "tiebreak": d.get("is_tiebreak", False),
+                    "penalty": d.get("is_penalty", False),
+                },
+            )
+            deal["points"][side(d["line"])] = d["points"]
+            deal["breakdown"][side(d["line"])] = d.get("breakdown") or {}
+        totals = [0, 0]
+        for x in m["results"]:
+            totals[side(x["line"])] = x["points"]
+        results.import_result(
+            match,
+            [deals[number] for number in sorted(deals)],
+            totals=totals,
+            winner_side=side(m["winner"]) if m.get("winner") else None,
+            outcome=m.get("outcome") or "",
+            offender_side=side(m["offender"]) if m.get("offender") else None,
+        )
+    except ResultError as error:
+        raise TournamentImportError(
+            _("Match %(ref)s: %(error)s") % {"ref": m["ref"], "error": error.message}
+        ) from error
+
+
+def _check_reproduced(links: list[tuple[Match, dict]], lines: dict[str, Line]) -> None:
+    """Refuse the file unless the stored tournament gives back its matches: lines, outcome,
+    winner, and VP and MP as the projection works them out from the file's VP table (an edited
+    file, or a table changed after some results, would otherwise change them silently)."""
+    ref_of = {line.id: ref for ref, line in lines.items()}
+    ids = [match.id for match, _m in links]
+    rows = {
+        row["id"]: row
+        for row in Match.objects.filter(id__in=ids).values(
+            "id", "home_id", "away_id", "status", "outcome", "winner_id", "offender_id"
+        )
+    }
+    scored: dict[int, dict[int, dict]] = {}
+    for score in MatchResult.objects.filter(match_id__in=ids).values(
+        "match_id", "line_id", "points", "mp", "vp", "won", "drawn"
+    ):
+        scored.setdefault(score["match_id"], {})[score["line_id"]] = dict(score)
+    for match, m in links:
+        row = rows[match.id]
+        here = {
+            "home": ref_of.get(row["home_id"]),
+            "away": ref_of.get(row["away_id"]),
+            "status": row["status"],
+            "outcome": row["outcome"] or None,
+            "winner": ref_of.get(row["winner_id"]),
+            "offender": ref_of.get(row["offender_id"]),
+            "results": [
+                {
+                    "line": ref_of[line_id],
+                    "points": x["points"],
+                    "mp": x["mp"],
+                    "vp": x["vp"],
+                    "won": x["won"],
+                    "drawn": x["drawn"],
+                }
+                for line_id in (row["home_id"], row["away_id"])
+                if (x := scored.get(match.id, {}).get(line_id))
+            ],
+        }
+        for field, value in here.items():
+            expected = m.get("results", []) if field == "results" else m.get(field) or None
+            if value != expected:
+                raise TournamentImportError(
+                    _(
+                        "Match %(ref)s, %(field)s: %(here)s once its result is stored here, "
+                        "%(file)s in the file. The results do not fit the file's VP table or "
+                        "bracket."
+                    )
+                    % {
+                        "ref": m["ref"],
+                        "field": _field_label(field),
+                        "file": _figures(field, expected),
+                        "here": _figures(field, value),
+                    }
+                )
+
+
+def _field_label(field: str) -> str:
+    return {
+        "home": _("home line"),
+        "away": _("away line"),
+        "status": _("status"),
+        "outcome": _("outcome"),
+        "winner": _("winner"),
+        "offender": _("offending line"),
+        "results": _("points, MP and VP"),
+    }[field]
+
+
+def _figures(field: str, value) -> str:
+    """A value of the comparison as the sentence shows it (results as points/MP/VP)."""
+    if isinstance(value, list):
+        return (
+            "; ".join(f"{x['line']} {x['points']} / {x['mp']} MP / {x['vp']} VP" for x in value)
+            or "—"
+        )
+    choices = {"status": Match.Status, "outcome": Outcome}.get(field)
+    if choices is not None and value in choices.values:
+        return str(choices(value).label)
+    return "—" if value is None else str(value)
 
 
 def import_document(doc: dict, *, slug: str | None = None) -> Tournament:
@@ -202,19 +353,22 @@ def _import(doc: dict, slug: str | None) -> Tournament:
 
     matches: dict[str, Match] = {}
     links: list[tuple[Match, dict]] = []
-    deals: list[DealResult] = []
-    results: list[MatchResult] = []
+    played: list[tuple[tuple[int, int], Match, dict]] = []
+    closed: list[int] = []
     for s in doc["stages"]:
         stage = Stage.objects.create(
             tournament=tournament,
             order=s["order"],
             name=s["name"],
             kind=s["kind"],
-            status=s["status"],
+            # a closed stage takes no result: it is closed once its results are in
+            status=Stage.Status.RUNNING if s["status"] == Stage.Status.CLOSED else s["status"],
             double_round_robin=s.get("double_round_robin", False),
             third_place_match=s.get("third_place_match", False),
             **_pairing_settings(s.get("pairing")),
         )
+        if s["status"] == Stage.Status.CLOSED:
+            closed.append(stage.pk)
         groups = {}
         for g in s["groups"]:
             group = Group.objects.create(stage=stage, name=g["name"], order=g.get("order", 0))
@@ -234,16 +388,18 @@ def _import(doc: dict, slug: str | None) -> Tournament:
                 stage=stage, number=r["number"], name=r.get("name", ""), starts_at=starts
             )
             for m in r["matches"]:
+                kind = _result_kind(m)
+                # a match with a result starts without one: the result writer projects it
                 match = Match.objects.create(
                     round=rnd,
                     group=groups[m["group"]] if m.get("group") else None,
                     home_id=line_id(m.get("home")),
                     away_id=line_id(m.get("away")),
                     table_number=m.get("table"),
-                    status=m["status"],
-                    outcome=m.get("outcome") or "",
-                    winner_id=line_id(m.get("winner")),
-                    offender_id=line_id(m.get("offender")),
+                    status=Match.Status.SCHEDULED if kind else m["status"],
+                    outcome="" if kind == "result" else (m.get("outcome") or ""),
+                    winner_id=None if kind else line_id(m.get("winner")),
+                    offender_id=None if kind else line_id(m.get("offender")),
                     bracket_position=m.get("bracket_position"),
                     next_slot=m.get("next_slot") or "",
                     loser_next_slot=m.get("loser_next_slot") or "",
@@ -251,30 +407,8 @@ def _import(doc: dict, slug: str | None) -> Tournament:
                 )
                 matches[m["ref"]] = match
                 links.append((match, m))
-                deals.extend(
-                    DealResult(
-                        match=match,
-                        number=d["number"],
-                        line_id=line_id(d["line"]),
-                        points=d["points"],
-                        breakdown=d.get("breakdown") or {},
-                        is_tiebreak=d.get("is_tiebreak", False),
-                        is_penalty=d.get("is_penalty", False),
-                    )
-                    for d in m.get("deals", [])
-                )
-                results.extend(
-                    MatchResult(
-                        match=match,
-                        line_id=line_id(x["line"]),
-                        points=x["points"],
-                        mp=x["mp"],
-                        vp=x["vp"],
-                        won=x["won"],
-                        drawn=x["drawn"],
-                    )
-                    for x in m.get("results", [])
-                )
+                if kind:
+                    played.append(((s["order"], r["number"]), match, m))
     linked = []
     for match, m in links:
         if m.get("next_match") or m.get("loser_next_match"):
@@ -284,8 +418,13 @@ def _import(doc: dict, slug: str | None) -> Tournament:
             )
             linked.append(match)
     Match.objects.bulk_update(linked, ["next_match", "loser_next_match"])
-    DealResult.objects.bulk_create(deals)
-    MatchResult.objects.bulk_create(results)
+    # Earlier rounds first: a knock-out result moves its lines on to a later match, which must
+    # not have its own result yet (the lines are already there, so nothing moves).
+    played.sort(key=lambda item: item[0])
+    for _when, match, m in played:
+        _store_result(m, match)
+    Stage.objects.filter(pk__in=closed).update(status=Stage.Status.CLOSED)
+    _check_reproduced(links, lines)
     ChangeLog.objects.create(
         tournament=tournament, action="tournament.imported", detail={"format": FORMAT}
     )

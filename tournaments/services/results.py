@@ -742,10 +742,14 @@ def same_result(a: dict | None, b: dict | None) -> bool:
 
 
 def in_force(match) -> ResultVersion | None:
-    """The version of ``match``'s result in force (a deletion counts), or ``None``."""
+    """The version of ``match``'s result in force (a deletion counts), or ``None``.
+
+    At most one row (a database constraint), so no ordering: the model's default one would join
+    the match, round, stage and tournament on every result saved."""
     return (
         ResultVersion.objects.filter(match=match, status=ResultVersion.Status.IN_FORCE)
         .select_related("author", "submission")
+        .order_by()
         .first()
     )
 
@@ -937,8 +941,13 @@ def _log(match, action, version, *, user, results=(), replaced=None, label=None,
         changelog.record(tournament, action, match=match, user=user, **detail)
 
 
-def _put_in_force(match, version, current, *, user, action, label=None):
-    """Make ``version`` the one in force over ``current`` and project it (match locked)."""
+def _put_in_force(match, version, current, *, user, action, label=None, announce=True):
+    """Make ``version`` the one in force over ``current`` and project it (match locked).
+
+    ``announce=False``: a caller that restores a whole tournament (the import) does not
+    announce each result, whose listeners would flag later rounds and forfeit withdrawn lines
+    that the file already shows as they were; it asks once for what the new tournament needs
+    (its rating replay)."""
     replaced = _previous_summary(match)
     if current is not None and current.pk != version.pk:
         current.status = ResultVersion.Status.SUPERSEDED
@@ -950,7 +959,7 @@ def _put_in_force(match, version, current, *, user, action, label=None):
         version.save(update_fields=["status", "decided_by", "decided_at", "reason"])
     results = _project(match, None if version.sheet is None else decision_of(version.sheet))
     _log(match, action, version, user=user, results=results, replaced=replaced, label=label)
-    if version.source != ResultSource.BYE:
+    if announce and version.source != ResultSource.BYE:
         # a bye is part of the draw, saved with its round: no result to announce or to flag
         # later rounds with
         _announce(match)
@@ -967,6 +976,7 @@ def _save_version(
     submission=None,
     label=None,
     reason_required=False,
+    announce=True,
 ) -> SavedVersion:
     """Store a new version of a locked match's result: the one way every source writes one.
 
@@ -1025,27 +1035,32 @@ def _save_version(
         label=label,
         action=_action_for(source, sheet),
         same_action="result.verified",
+        announce=announce,
     )
     if batch is not None:
         batch.remember(version)
     return SavedVersion(version, True)
 
 
-def _place(match, version, current, *, user, label, action, same_action, **extra):
+def _place(match, version, current, *, user, label, action, same_action, announce=True, **extra):
     """Precedence, for a new version and for a players' sheet both sides signed alike.
 
     A source that speaks for the organizer comes into force; any other comes into force over no
     result, a deletion, or the same result; otherwise it waits for a decision (a record or a
     players' sheet never silently replaces another result)."""
     if speaks_for_organizer(version.source) or current is None or current.is_removal:
-        _put_in_force(match, version, current, user=user, action=action, label=label)
+        _put_in_force(
+            match, version, current, user=user, action=action, label=label, announce=announce
+        )
     elif same_result(current.sheet, version.sheet):
         # It says what the result in force says: it comes into force (the public page shows
         # its replay), confirmed if that result was, so a later record cannot push it aside.
         if current.is_confirmed:
             version.decided_at = timezone.now()
             version.reason = _("Same result as version %(n)d.") % {"n": current.number}
-        _put_in_force(match, version, current, user=user, action=same_action, label=label)
+        _put_in_force(
+            match, version, current, user=user, action=same_action, label=label, announce=announce
+        )
     else:
         # the two disagree: the organizer (or referee) decides
         version.status = ResultVersion.Status.AWAITING
@@ -1066,6 +1081,8 @@ def _action_for(source, sheet):
         return "result.deleted"
     if source == ResultSource.BYE:
         return "result.bye"
+    if source == ResultSource.IMPORT:
+        return "result.imported"
     if not speaks_for_organizer(source):
         return "result.verified"
     return "result.entered"
@@ -1149,6 +1166,74 @@ def save_bye(match, *, user=None) -> SavedVersion:
             raise ResultError(_("A bye is one line without an opponent."))
         sheet = bye_sheet(won=bye_score(locked.round.stage)[2])
         saved = _save_version(locked, sheet=sheet, source=ResultSource.BYE, user=user)
+    _copy_state(locked, match)
+    return saved
+
+
+def import_result(
+    match, deals, *, totals, winner_side, outcome, offender_side=None
+) -> SavedVersion:
+    """Store a result carried over from a tournament export as a version of source ``import``,
+    which speaks for the organizer: the export is the federation's own record of the result.
+
+    ``deals`` as for :func:`save_result`, each with its ``number`` as exported. The match is
+    not judged again: it was judged where it was entered, and the export does not keep all a
+    fresh judgement needs (the last capture of a level third tie-break deal, a time limit that
+    ran out). The shape is checked (each deal as at the desk, a valid outcome, winner and
+    offending line, deals that add up to the totals); margin, VP and MP are worked out by the
+    projection, as for any source. The result is not announced (see :func:`_put_in_force`).
+    """
+    try:
+        outcome = Outcome(outcome)
+    except ValueError as error:
+        raise ResultError(_("Unknown outcome.")) from error
+    if outcome not in PLAYED_OUTCOMES and outcome != Outcome.FORFEIT:
+        raise ResultError(_("Unknown outcome."))
+    parsed = parse_deals(deals)
+    numbers = [raw.get("number", index) for index, raw in enumerate(deals)]
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in numbers) or (
+        numbers != sorted(set(numbers))
+    ):
+        raise ResultError(_("The deals must be numbered in increasing order."))
+    for deal, number in zip(parsed, numbers, strict=True):
+        deal.number = number
+    if (
+        not isinstance(totals, list | tuple)
+        or len(totals) != 2
+        or not all(isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in totals)
+    ):
+        raise ResultError(_("The totals must be two whole numbers."))
+    totals = (totals[0], totals[1])
+    if winner_side not in (0, 1, None):
+        raise ResultError(_("The result names no valid winner."))
+    if outcome in OFFENCE_OUTCOMES and offender_side not in (0, 1):
+        raise ResultError(_("Say which line timed out, abandoned or forfeited."))
+    if outcome == Outcome.COMPLETED and offender_side is not None:
+        raise ResultError(_("A completed match has no offending line."))
+    if winner_side is None and outcome != Outcome.COMPLETED:
+        raise ResultError(_("A timeout or abandon always has a winner."))
+    if outcome == Outcome.FORFEIT and parsed:
+        raise ResultError(_("A forfeited match has no deals."))
+    if outcome != Outcome.FORFEIT and totals != tuple(
+        sum(deal.points[side] for deal in parsed) for side in (0, 1)
+    ):
+        raise ResultError(_("The deals do not add up to the totals."))
+    decision = Decision(
+        totals,
+        winner_side,
+        match_end.margin(totals, winner_side),
+        outcome,
+        offender_side if outcome in OFFENCE_OUTCOMES else None,
+        parsed,
+    )
+    with transaction.atomic():
+        locked = _lock(match)
+        _check_lines(locked)
+        if winner_side is None and _is_knockout(locked):
+            raise ResultError(_("A knock-out match cannot end level."))
+        saved = _save_version(
+            locked, sheet=sheet_of(decision), source=ResultSource.IMPORT, user=None, announce=False
+        )
     _copy_state(locked, match)
     return saved
 

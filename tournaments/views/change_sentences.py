@@ -51,7 +51,7 @@ def describe(change, *, lines=None, stages=None):
     lines = lines if lines is not None else _names(Line, [detail.get("winner"), detail.get("line")])
     stages = stages if stages is not None else _names(Stage, [detail.get("stage")])
     action = change.action
-    if action in ("result.entered", "result.verified"):
+    if action in ("result.entered", "result.imported", "result.verified"):
         return _result_sentence(change, lines)
     if action == "result.bye" and change.match is not None:
         return _("%(match)s: %(vp)s VP.") % {

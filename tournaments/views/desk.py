@@ -128,6 +128,7 @@ def _lifecycle_context(tournament, stages):
 def _action_labels():
     return {
         "result.entered": _("Result entered"),
+        "result.imported": _("Result imported"),
         "result.verified": _("Verified record applied"),
         "result.deleted": _("Result deleted"),
         "result.bye": _("Bye scored"),
