@@ -24,7 +24,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services import lifecycle, pairing, results
-from tournaments.signals import match_result_changed
+from tournaments.signals import results_changed
 
 DEMO = "trofeo-golfo-2026"
 
@@ -140,10 +140,10 @@ def test_a_danish_bye_is_imported_through_the_bye_writer_and_nothing_is_announce
     doc = json.loads(json.dumps(build_document(tournament)))
     heard = []
 
-    def listener(sender, match, **kwargs):
-        heard.append(match.pk)
+    def listener(sender, matches, **kwargs):
+        heard.extend(m.pk for m in matches)
 
-    match_result_changed.connect(listener)
+    results_changed.connect(listener)
     try:
         with (
             mock.patch("ratings.services.importer._rate") as rate,
@@ -151,7 +151,7 @@ def test_a_danish_bye_is_imported_through_the_bye_writer_and_nothing_is_announce
         ):
             copy = import_document(doc, slug="danese-copia")
     finally:
-        match_result_changed.disconnect(listener)
+        results_changed.disconnect(listener)
     # one rating replay for the tournament, no announcement per result: a result announced
     # on its own would flag the later round as paired before a corrected result
     assert heard == [] and rate.call_count == 1
