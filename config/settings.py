@@ -264,6 +264,8 @@ CHANNEL_LAYERS = {
 # refused unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is set (a test rig, a receiver on the same host).
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=False)
 WEBHOOK_TIMEOUT_S = env.float("WEBHOOK_TIMEOUT_S", default=5.0)
+# Records a verification task takes at once (its own and those waiting): games.services.
+GAMES_VERIFY_BATCH_SIZE = env.int("GAMES_VERIFY_BATCH_SIZE", default=50)
 WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)
 WEBHOOK_RETRY_BASE_S = env.float("WEBHOOK_RETRY_BASE_S", default=30.0)
 WEBHOOK_RETRY_MAX_S = env.float("WEBHOOK_RETRY_MAX_S", default=3600.0)

@@ -267,6 +267,9 @@ class Workers:
             SCOPA_SWEEP_EVERY_S=str(sweep_every_s),
             SCOPA_RATING_SWEEP_EVERY_S=str(sweep_every_s),
             SCOPA_RATING_DEBOUNCE_S="1",
+            # small batches: the writer clears a batch of 50 in a blink, and the fault tests
+            # must catch the workers with records still under way
+            GAMES_VERIFY_BATCH_SIZE="3",
             SCOPA_PENDING_AFTER_S=str(pending_after_s),
             LOG_LEVEL="WARNING",
             PYTHONUNBUFFERED="1",
