@@ -12,6 +12,7 @@ import logging
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 
 logger = logging.getLogger(__name__)
@@ -39,11 +40,15 @@ class SubmissionQuerySet(models.QuerySet):
         return self.filter(result_versions__status="awaiting")
 
     def with_version_status(self):
-        """Annotate ``version_status`` (the status of the record's result version, if any)."""
+        """Annotate the number and status of the record's latest result version (if any), so a
+        list of submissions asks no query per row for them."""
         from tournaments.models import ResultVersion
 
         latest = ResultVersion.objects.filter(submission=models.OuterRef("pk")).order_by("-number")
-        return self.annotate(version_status=models.Subquery(latest.values("status")[:1]))
+        return self.annotate(
+            version_number=models.Subquery(latest.values("number")[:1]),
+            version_status=models.Subquery(latest.values("status")[:1]),
+        )
 
 
 class Submission(models.Model):
@@ -120,15 +125,28 @@ class Submission(models.Model):
     def __str__(self):
         return f"{self.match_id} v{self.version} ({self.get_state_display()})"
 
+    @cached_property
+    def latest_result_version(self) -> dict | None:
+        """``{"number", "status"}`` of the latest result version this record became, or
+        ``None``; read from ``with_version_status()``'s annotation when the row has it."""
+        if "version_status" in self.__dict__:
+            status = self.__dict__["version_status"]
+            return None if status is None else {"number": self.version_number, "status": status}
+        if self.pk is None:
+            return None
+        return self.result_versions.order_by("-number").values("number", "status").first()
+
+    def refresh_from_db(self, *args, **kwargs):
+        """Read again, the result version too (a decision or a rerun may have changed it)."""
+        for name in ("latest_result_version", "version_status", "version_number"):
+            self.__dict__.pop(name, None)
+        super().refresh_from_db(*args, **kwargs)
+
     @property
     def result_version_status(self):
         """The status of the result version this record became, or ``None``."""
-        if "version_status" in self.__dict__:
-            return self.__dict__["version_status"]
-        if self.pk is None:
-            return None
-        version = self.result_versions.order_by("-number").values_list("status", flat=True)
-        return version.first()
+        latest = self.latest_result_version
+        return latest["status"] if latest else None
 
     @property
     def is_standing(self):

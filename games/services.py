@@ -10,6 +10,7 @@ transaction with the match row locked, so a re-delivered task never applies a re
 
 import json
 import logging
+import re
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -24,7 +25,7 @@ from django.db import (
     connection,
     transaction,
 )
-from django.db.models import Count, F, Func, IntegerField, Max, Q, Sum, TextField
+from django.db.models import Case, Count, F, Func, IntegerField, Max, Q, Sum, TextField, When
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -115,31 +116,32 @@ def decode_document(raw: bytes):
     return document
 
 
+# A NUL in any string of a document: ``json.dumps`` writes it ``\u0000``, after an even number
+# of backslashes (an odd number would make the backslash part of an escaped ``\\``).
+_NUL_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
+
+
 def _check_storable_text(document) -> None:
     """Refuse text that cannot be hashed as UTF-8 nor stored: a NUL (PostgreSQL's JSONB refuses
-    it) or a lone surrogate (``"\\ud800"`` is valid JSON but no Unicode character)."""
-    stack = [document]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            if "\x00" in node:
-                raise MalformedDocument(
-                    _("The record contains a NUL character (\\u0000), which cannot be stored."),
-                    code="nul_character",
-                )
-            try:
-                node.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise MalformedDocument(
-                    _("The record contains an unpaired surrogate (%(text)s), which is not text.")
-                    % {"text": ascii(node[exc.start : exc.end])},
-                    code="invalid_text",
-                ) from exc
-        elif isinstance(node, dict):
-            stack.extend(node.keys())
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
+    it) or a lone surrogate (``"\\ud800"`` is valid JSON but no Unicode character).
+
+    Checked on the document's JSON text (one pass in C) rather than string by string: a record
+    holds thousands of strings, and the walk cost more than the rest of a submission.
+    """
+    text = json.dumps(document, ensure_ascii=False)
+    if _NUL_ESCAPE.search(text):
+        raise MalformedDocument(
+            _("The record contains a NUL character (\\u0000), which cannot be stored."),
+            code="nul_character",
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise MalformedDocument(
+            _("The record contains an unpaired surrogate (%(text)s), which is not text.")
+            % {"text": ascii(text[exc.start : exc.end])},
+            code="invalid_text",
+        ) from exc
 
 
 class OctetLength(Func):
@@ -154,34 +156,51 @@ class OctetLength(Func):
         )
 
 
+@dataclass(frozen=True)
+class StoredRecords:
+    """What a match keeps of its records, read in one query: how many versions, their JSON
+    text's size in bytes, the last version number, and the version with a given hash."""
+
+    count: int
+    size: int
+    last_version: int
+    same_id: int | None
+
+
+def stored_records(match: Match, digest: str = "") -> StoredRecords:
+    row = Submission.objects.filter(match=match).aggregate(
+        n=Count("pk"),
+        size=Coalesce(Sum(OctetLength(Cast("document", TextField()))), 0),
+        last=Coalesce(Max("version"), 0),
+        same=Max(Case(When(content_hash=digest, then="pk"))),
+    )
+    return StoredRecords(row["n"], row["size"], row["last"], row["same"])
+
+
 def stored_record_bytes(match: Match) -> tuple[int, int]:
     """How many record versions ``match`` keeps, and their JSON text's size in bytes."""
-    stored = Submission.objects.filter(match=match).aggregate(
-        n=Count("pk"), size=Coalesce(Sum(OctetLength(Cast("document", TextField()))), 0)
-    )
-    return stored["n"], stored["size"]
+    stored = stored_records(match)
+    return stored.count, stored.size
 
 
-def _check_match_caps(match: Match, document: dict) -> None:
+def _check_match_caps(stored: StoredRecords, document: dict) -> None:
     """Refuse a new version beyond the per-match caps (versions: 429, total size: 413)."""
-    n, size_stored = stored_record_bytes(match)
-    stored = {"n": n, "size": size_stored}
-    if stored["n"] >= MAX_VERSIONS_PER_MATCH:
+    if stored.count >= MAX_VERSIONS_PER_MATCH:
         raise TooManyVersions(
             _(
                 "This match already has %(n)d record versions, the most one match may keep; "
                 "ask the tournament's organizers to sort out the ones it has."
             )
-            % {"n": stored["n"]}
+            % {"n": stored.count}
         )
     size = len(json.dumps(document, ensure_ascii=False).encode())
-    if stored["size"] + size > MAX_BYTES_PER_MATCH:
+    if stored.size + size > MAX_BYTES_PER_MATCH:
         raise RecordTooLarge(
             _(
                 "This match's records would take %(size)d bytes together; one match may keep "
                 "%(limit)d bytes of records."
             )
-            % {"size": stored["size"] + size, "limit": MAX_BYTES_PER_MATCH},
+            % {"size": stored.size + size, "limit": MAX_BYTES_PER_MATCH},
             code="match_records_too_large",
         )
 
@@ -378,21 +397,18 @@ def submit_record(
     # the record is stored and hashed without it, so API and import submissions dedupe alike.
     document = record_body(document)
     digest = content_hash(document)
-    existing = Submission.objects.filter(match=match, content_hash=digest).first()
-    if existing:
-        return SubmitResult(existing, False)
-    _check_match_caps(match, document)
     try:
         with transaction.atomic():
-            # The match row lock numbers versions one at a time.
+            # The match row lock numbers versions one at a time and makes the caps exact; one
+            # query then reads the match's versions (count, size, last number, this hash).
             Match.objects.select_for_update().only("pk").get(pk=match.pk)
-            existing = Submission.objects.filter(match=match, content_hash=digest).first()
-            if existing:
-                return SubmitResult(existing, False)
-            last = Submission.objects.filter(match=match).aggregate(v=Max("version"))["v"] or 0
+            stored = stored_records(match, digest)
+            if stored.same_id is not None:
+                return SubmitResult(Submission.objects.get(pk=stored.same_id), False)
+            _check_match_caps(stored, document)
             submission = Submission.objects.create(
                 match=match,
-                version=last + 1,
+                version=stored.last_version + 1,
                 document=document,
                 content_hash=digest,
                 submitter=user if user is not None and user.is_authenticated else None,
@@ -402,6 +418,8 @@ def submit_record(
                 run_verification(submission.pk)
                 submission.refresh_from_db()
             else:
+                # Nothing can have a result version yet: the answer needs no query for it.
+                submission.__dict__["latest_result_version"] = None
                 transaction.on_commit(partial(enqueue_verification, submission.pk))
     except IntegrityError:
         # A concurrent identical submission won the race (databases without row locks).

@@ -58,8 +58,7 @@ class SubmissionSerializer(serializers.ModelSerializer):
     @extend_schema_field({"type": "object", "nullable": True})
     def get_result_version(self, obj):
         """The version of the match's result this record became (number, status), if any."""
-        version = obj.result_versions.order_by("-number").values("number", "status").first()
-        return version
+        return obj.latest_result_version
 
     @extend_schema_field({"type": "array", "items": {"type": "object"}})
     def get_declared_mismatches(self, obj):

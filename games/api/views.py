@@ -49,7 +49,7 @@ ERROR_BODY = {
 def submissions_for(user):
     """Submissions ``user`` may see: their tournaments' (organizer/referee), their own, their
     matches'."""
-    qs = Submission.objects.select_related("submitter", "match")
+    qs = Submission.objects.select_related("submitter", "match").with_version_status()
     if not user.is_authenticated:
         return qs.none()
     if user.is_superuser:
