@@ -5,8 +5,16 @@
 their results has committed, so listeners always read the new rows. One transaction sends it
 once, whatever the number of results it wrote (a batch of verified records is one transaction):
 listeners do their work per tournament or per batch, not a query per match.
+
+``results_written`` is sent with a ``match_ids`` keyword argument by the same writer for the
+same results, but inside their transaction, once their rows are written (after a batch's
+flush): what a listener writes then commits or rolls back with the results (the webhooks'
+deliveries). Its listeners read what the transaction will commit, must not raise (a failure
+of theirs is isolated in a savepoint of their own) and must not wait for anything outside the
+database: the match rows stay locked until the commit.
 """
 
 from django.dispatch import Signal
 
 results_changed = Signal()
+results_written = Signal()

@@ -10,7 +10,6 @@ import uuid
 
 from django.conf import settings
 from django.db import models
-from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.models import Tournament
@@ -87,9 +86,10 @@ class Delivery(models.Model):
     last_status_code = models.PositiveSmallIntegerField(_("last HTTP status"), null=True)
     last_error = models.CharField(_("last error"), max_length=500, blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-    # When the delivery was last handed to the broker: the sweep (webhooks.tasks.sweep_stuck)
-    # queues it again if no attempt followed, so a lost message never leaves it pending.
-    queued_at = models.DateTimeField(_("queued at"), default=timezone.now)
+    # When the delivery was last handed to the broker, empty while it never was (recorded with
+    # its change, the process or the broker failed before the message went out): the sweep
+    # (webhooks.tasks.sweep_stuck) queues it if no attempt followed, so none stays pending.
+    queued_at = models.DateTimeField(_("queued at"), null=True, blank=True)
     last_attempt_at = models.DateTimeField(_("last attempt"), null=True)
     delivered_at = models.DateTimeField(_("delivered at"), null=True)
 

@@ -1,19 +1,25 @@
 """Webhook deliveries: which endpoints hear an event, the signed body, one attempt, a re-send.
 
-Nothing here may break the work that caused the event: ``dispatch`` runs after the commit,
-catches and logs its own failures, and queues one Celery task per delivery with
-``transaction.on_commit``.
+The deliveries of an event are an outbox: they are written in the transaction of the change that
+causes the event (``record_results``, ``record_transition``), so they commit or roll back with
+it, and only handing them to the broker waits for the commit (``enqueue``). A process that dies
+right after the commit, or a broker that refuses the message, leaves them pending with
+``queued_at`` empty; the sweep (``requeue_stuck``) sends them. Nothing here may break the change
+itself: the rows are written in a savepoint of their own, and a failure is logged.
 """
 
 import json
 import logging
 import time
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
@@ -54,19 +60,22 @@ def _line_data(line) -> dict[str, Any] | None:
     return None if line is None else {"id": line.pk, "name": line.name}
 
 
-def match_payload(match: Match) -> tuple[str, dict[str, Any]]:
-    """The event and data for a match whose result was stored, replaced or deleted."""
+def _in_force(match: Match) -> bool:
+    return match.status == Match.Status.DONE and match.outcome != Outcome.BYE
+
+
+def match_payload(
+    match: Match, results: list[MatchResult] | None = None
+) -> tuple[str, dict[str, Any]]:
+    """The event and data for a match whose result was stored, replaced or deleted.
+
+    ``results``: the match's score rows, when the caller read those of several matches at once.
+    """
     stage = match.round.stage
     tournament = stage.tournament
-    in_force = match.status == Match.Status.DONE and match.outcome != Outcome.BYE
-    results = (
-        [
-            {"line_id": r.line_id, "points": r.points, "vp": r.vp, "mp": r.mp}
-            for r in MatchResult.objects.filter(match=match).order_by("line_id")
-        ]
-        if in_force
-        else []
-    )
+    in_force = _in_force(match)
+    if results is None and in_force:
+        results = list(MatchResult.objects.filter(match=match).order_by("line_id"))
     data = {
         "tournament": _tournament_data(tournament),
         "stage": _stage_data(stage),
@@ -81,7 +90,12 @@ def match_payload(match: Match) -> tuple[str, dict[str, Any]]:
             "winner_id": match.winner_id,
             "path": reverse("public:match", args=[tournament.slug, match.pk]),
         },
-        "results": results,
+        "results": [
+            {"line_id": r.line_id, "points": r.points, "vp": r.vp, "mp": r.mp}
+            for r in (results or [])
+        ]
+        if in_force
+        else [],
     }
     return (Event.RESULT_IN_FORCE if in_force else Event.RESULT_WITHDRAWN), data
 
@@ -94,7 +108,7 @@ def tournament_payload(tournament: Tournament) -> dict[str, Any]:
     return {"tournament": _tournament_data(tournament)}
 
 
-# -- dispatch ---------------------------------------------------------------------------------
+# -- recording and queueing (the outbox) -----------------------------------------------------
 
 
 def endpoints_for(tournament: Tournament):
@@ -116,38 +130,133 @@ def _body(delivery_id: str, event: str, data: dict[str, Any]) -> str:
     return json.dumps(document, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
 
 
-def create_deliveries(tournament: Tournament, event: str, data: dict[str, Any]) -> list[Delivery]:
+def _deliveries(tournament, endpoints, event: str, data: dict[str, Any]) -> list[Delivery]:
+    """One unsaved delivery of the event per endpoint."""
     deliveries = []
-    for endpoint in endpoints_for(tournament):
+    for endpoint in endpoints:
         delivery = Delivery(endpoint=endpoint, tournament=tournament, event=event)
         delivery.body = _body(str(delivery.id), event, data)
         deliveries.append(delivery)
+    return deliveries
+
+
+def create_deliveries(tournament: Tournament, event: str, data: dict[str, Any]) -> list[Delivery]:
+    """Write the deliveries of one event, one per endpoint that hears it (not queued)."""
+    deliveries = _deliveries(tournament, endpoints_for(tournament), event, data)
+    return Delivery.objects.bulk_create(deliveries) if deliveries else []
+
+
+def _result_deliveries(match_ids: list[int]) -> list[Delivery]:
+    """Write the deliveries of these matches' results as the transaction has them: one query for
+    the matches and one per tournament for its endpoints (most have none, and then that is all);
+    with endpoints, one for the score rows and one insert."""
+    by_id = {
+        match.pk: match
+        for match in Match.objects.select_related(
+            "round__stage__tournament", "home", "away"
+        ).filter(pk__in=match_ids)
+    }
+    matches = [by_id[pk] for pk in match_ids if pk in by_id]
+    heard: dict[int, list[Endpoint]] = {}
+    for match in matches:
+        tournament = match.round.stage.tournament
+        if tournament.pk not in heard:
+            heard[tournament.pk] = list(endpoints_for(tournament))
+    listened = [m for m in matches if heard[m.round.stage.tournament_id]]
+    if not listened:
+        return []
+    scores: dict[int, list[MatchResult]] = {}
+    for row in MatchResult.objects.filter(
+        match__in=[m.pk for m in listened if _in_force(m)]
+    ).order_by("match", "line_id"):
+        scores.setdefault(row.match_id, []).append(row)
+    deliveries = []
+    for match in listened:
+        tournament = match.round.stage.tournament
+        event, data = match_payload(match, scores.get(match.pk, []))
+        deliveries += _deliveries(tournament, heard[tournament.pk], event, data)
     return Delivery.objects.bulk_create(deliveries)
 
 
-def enqueue(delivery_id: str) -> None:
-    """Queue one delivery after the current transaction commits (at once outside one)."""
+def _transition_deliveries(model: type[Stage | Tournament], pk: int, event: str) -> list[Delivery]:
+    fresh = model.objects.select_related(*(["tournament"] if model is Stage else [])).get(pk=pk)
+    if isinstance(fresh, Stage):
+        tournament, data = fresh.tournament, stage_payload(fresh)
+    else:
+        tournament, data = fresh, tournament_payload(fresh)
+    return create_deliveries(tournament, event, data)
+
+
+def _record(write: Callable[[], list[Delivery]], what: str) -> list[Delivery]:
+    """Write deliveries in a savepoint of the caller's transaction and queue them once it
+    commits. A failure leaves the change as it is: logged, and tried once more after the
+    commit (then the event is lost, and the log says which)."""
+    try:
+        with transaction.atomic():
+            deliveries = write()
+    except Exception:
+        logger.exception("webhooks: could not record %s; trying again after the commit", what)
+        transaction.on_commit(partial(_record_after_commit, write, what))
+        return []
+    enqueue(d.pk for d in deliveries)
+    return deliveries
+
+
+def _record_after_commit(write: Callable[[], list[Delivery]], what: str) -> None:
+    try:
+        with transaction.atomic():
+            deliveries = write()
+    except Exception:
+        logger.exception("webhooks: %s not recorded: no delivery will be sent", what)
+        return
+    enqueue(d.pk for d in deliveries)
+
+
+def record_results(match_ids: Iterable[int]) -> list[Delivery]:
+    """The deliveries of these matches' results, stored, replaced or deleted in the current
+    transaction (``tournaments.signals.results_written``); never raises."""
+    ids = list(dict.fromkeys(match_ids))
+    if not ids:
+        return []
+    return _record(partial(_result_deliveries, ids), f"the results of matches {ids}")
+
+
+def record_transition(instance: Stage | Tournament, event: str) -> list[Delivery]:
+    """The deliveries of a stage closed or a tournament finished, in the transaction that saved
+    it; never raises."""
+    model, pk = type(instance), instance.pk
+    return _record(
+        partial(_transition_deliveries, model, pk, event), f"{event} of {model.__name__} {pk}"
+    )
+
+
+def enqueue(delivery_ids: Iterable[Any]) -> None:
+    """Hand deliveries to the broker after the current transaction commits (at once outside
+    one). If that never happens (the process dies, the broker is down), they stay pending with
+    ``queued_at`` empty and the sweep sends them."""
+    ids = [str(pk) for pk in delivery_ids]
+    if ids:
+        transaction.on_commit(partial(_queue, ids))
+
+
+def _queue(ids: list[str]) -> None:
     from webhooks.tasks import deliver
 
-    def send():
+    queued: list[str] = []
+    for delivery_id in ids:
         try:
             deliver.delay(delivery_id)
-        except Exception:  # a broker outage: the delivery stays pending, "send again" works
-            logger.exception("webhook delivery %s: could not be queued", delivery_id)
-
-    transaction.on_commit(send)
-
-
-def dispatch(tournament: Tournament, event: str, data: dict[str, Any]) -> list[Delivery]:
-    """Record and queue the deliveries of an event; never raises."""
-    try:
-        deliveries = create_deliveries(tournament, event, data)
-    except Exception:
-        logger.exception("webhooks: could not record %s for tournament %s", event, tournament.pk)
-        return []
-    for delivery in deliveries:
-        enqueue(str(delivery.pk))
-    return deliveries
+        except Exception:  # a broker outage: the rest would fail alike; the sweep sends them
+            logger.exception(
+                "webhooks: deliveries %s could not be queued; the sweep will", ids[len(queued) :]
+            )
+            break
+        queued.append(delivery_id)
+    if queued:
+        try:
+            Delivery.objects.filter(pk__in=queued).update(queued_at=timezone.now())
+        except Exception:  # only the sweep's clock: it may send them once more, same id
+            logger.exception("webhooks: could not mark deliveries %s queued", queued)
 
 
 # -- attempts ---------------------------------------------------------------------------------
@@ -223,19 +332,24 @@ def resend(delivery: Delivery) -> None:
     Delivery.objects.filter(pk=delivery.pk).update(
         status=Delivery.Status.PENDING, queued_at=timezone.now()
     )
-    enqueue(str(delivery.pk))
+    enqueue([delivery.pk])
 
 
 # -- the sweep --------------------------------------------------------------------------------
 
 
 def stuck_deliveries(now: datetime | None = None, limit: int = 500) -> list[Delivery]:
-    """Deliveries whose broker message was lost: pending and queued more than
-    ``WEBHOOK_STUCK_AFTER_S`` ago, or retrying with the retry due more than that long ago."""
+    """Deliveries whose broker message was lost or never sent: pending and queued (or, never
+    queued, recorded) more than ``WEBHOOK_STUCK_AFTER_S`` ago, or retrying with the retry due
+    more than that long ago."""
     now = now or timezone.now()
     grace = timedelta(seconds=float(settings.WEBHOOK_STUCK_AFTER_S))
-    pending = Delivery.objects.filter(status=Delivery.Status.PENDING, queued_at__lt=now - grace)
-    found = list(pending.order_by("queued_at")[:limit])
+    cutoff = now - grace
+    pending = Delivery.objects.filter(
+        Q(queued_at__lt=cutoff) | Q(queued_at__isnull=True, created_at__lt=cutoff),
+        status=Delivery.Status.PENDING,
+    )
+    found = list(pending.order_by(Coalesce("queued_at", "created_at"))[:limit])
     # The shortest backoff narrows the query; each row's own backoff decides.
     earliest = now - grace - timedelta(seconds=backoff_s(1))
     retrying = Delivery.objects.filter(

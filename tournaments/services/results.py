@@ -6,8 +6,9 @@ which runs in ONE transaction with the match row locked (``select_for_update``),
 :class:`~tournaments.models.ResultVersion`, checks the version the save was based on, applies
 precedence (a record never silently replaces the organizer's result), and, for a version that
 comes into force, projects it: scores VP/MP with the tournament's table, advances knock-out
-lines, records the change, and announces it with ``signals.results_changed`` once
-committed (once per transaction; a group of verified records is written together: see
+lines, records the change, and announces it with ``signals.results_written`` inside the
+transaction and ``signals.results_changed`` once committed (once per transaction; a group of
+verified records is written together: see
 :class:`ResultBatch`). Every refusal is a :class:`ResultError` raised
 before anything is written (or inside the transaction, which then rolls back).
 """
@@ -43,7 +44,7 @@ from tournaments.models import (
 )
 from tournaments.services import changelog
 from tournaments.services.vp import vp_table_from_model
-from tournaments.signals import results_changed
+from tournaments.signals import results_changed, results_written
 from tournaments.sources import ResultSource, speaks_for_organizer
 
 logger = logging.getLogger(__name__)
@@ -524,7 +525,8 @@ def send_results_changed(match_ids) -> None:
 @contextmanager
 def written_together() -> Iterator[ResultBatch]:
     """Inside this block (itself inside a transaction), results are written as one
-    :class:`ResultBatch`: flushed at the end of the block, announced once after the commit."""
+    :class:`ResultBatch`: flushed at the end of the block, then announced once inside the
+    transaction (``results_written``) and once after the commit (``results_changed``)."""
     if _batch.get() is not None:
         raise RuntimeError("results are already being written together")
     batch = ResultBatch()
@@ -536,6 +538,7 @@ def written_together() -> Iterator[ResultBatch]:
         _batch.reset(token)
     if batch.announce:
         announced = list(batch.announce)
+        results_written.send(sender=Match, match_ids=list(dict.fromkeys(announced)))
         transaction.on_commit(lambda: send_results_changed(announced))
 
 
@@ -545,6 +548,7 @@ def _announce(match):
         batch.announce.append(match.pk)
         return
     match_id = match.pk
+    results_written.send(sender=Match, match_ids=[match_id])
     transaction.on_commit(lambda: send_results_changed([match_id]))
 
 
