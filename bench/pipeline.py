@@ -15,7 +15,9 @@ before any worker runs, so submission is timed on its own; then ``--workers`` wo
 Paced: workers run first and records arrive at ``--rate`` per second. Latency is
 ``verified_at - submitted_at``; submit-to-rated uses the time this script first saw the match's
 ``RatedMatch`` row (polled every 50 ms). CPU per record is read from ``/proc`` for the worker
-processes and for the PostgreSQL backends of the test database (this script's own excluded);
+processes and for the PostgreSQL backends of the test database (this script's own excluded),
+and for the workers also without their start-up (what one idle worker spends starting, measured
+first on a queue nobody sends to);
 queries per record are counted in-process over a sample (verification plus the share of one
 debounced rating run).
 """
@@ -57,7 +59,7 @@ def database_url(name):
     )
 
 
-def start_worker(db_name, logfile, index=0):
+def start_worker(db_name, logfile, index=0, queue=None):
     env = dict(
         os.environ,
         DATABASE_URL=database_url(db_name),
@@ -82,6 +84,8 @@ def start_worker(db_name, logfile, index=0):
         "-l",
         "WARNING",
     ]
+    if queue:
+        cmd += ["-Q", queue]
     return subprocess.Popen(
         cmd, cwd=ROOT, env=env, stdout=logfile, stderr=subprocess.STDOUT, start_new_session=True
     )
@@ -152,6 +156,17 @@ def queries_per_record(tournament, organizer, n=40):
     return len(verify) / n, len(rate) / n
 
 
+def start_up_cpu(db_name, log, settle_s=8.0):
+    """CPU seconds one worker spends starting (imports, Django, connecting), measured on a queue
+    nobody sends to, so the drain's CPU per record can be given without it."""
+    worker = start_worker(db_name, log, 99, queue="bench-idle")
+    time.sleep(settle_s)
+    seconds = cpu_seconds(group_pids(worker.pid))
+    os.killpg(worker.pid, signal.SIGTERM)
+    worker.wait(30)
+    return seconds
+
+
 def run(n_records, lines, rate, n_workers, db_name, log):
     from games import services
     from games.models import Submission
@@ -166,6 +181,7 @@ def run(n_records, lines, rate, n_workers, db_name, log):
     size = sum(len(str(r)) for r in records) / len(records)
     print(f"{len(matches)} matches, {n_lines} lines, records ~{size / 1024:.1f} KiB each")
 
+    boot_cpu = start_up_cpu(db_name, log)
     workers = []
 
     def start():
@@ -227,6 +243,8 @@ def run(n_records, lines, rate, n_workers, db_name, log):
         "rated_median_ms": statistics.median(to_rated) * 1000,
         "rated_p95_ms": percentile(to_rated, 95) * 1000,
         "worker_cpu_ms": worker_cpu / len(subs) * 1000,
+        "worker_steady_cpu_ms": (worker_cpu - boot_cpu * len(workers)) / len(subs) * 1000,
+        "boot_cpu_s": boot_cpu,
         "pg_cpu_ms": pg_cpu / len(subs) * 1000,
         "queries_verify": per_verify,
         "queries_rate": per_rate,
@@ -275,8 +293,9 @@ def main():
         f"p95 {result['rated_p95_ms']:.0f} ms"
     )
     print(
-        f"CPU per record: workers {result['worker_cpu_ms']:.1f} ms, "
-        f"PostgreSQL {result['pg_cpu_ms']:.1f} ms"
+        f"CPU per record: workers {result['worker_cpu_ms']:.1f} ms "
+        f"({result['worker_steady_cpu_ms']:.1f} ms without their start-up, "
+        f"{result['boot_cpu_s']:.2f} s each), PostgreSQL {result['pg_cpu_ms']:.1f} ms"
     )
     print(
         f"queries per record (in-process sample): verification {result['queries_verify']:.1f}, "

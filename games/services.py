@@ -41,6 +41,7 @@ from games.exceptions import (
 )
 from games.models import Submission, content_hash
 from tournaments.models import Match, Outcome, Player
+from tournaments.services import rows
 
 logger = logging.getLogger(__name__)
 
@@ -713,7 +714,7 @@ def _write_group(group: list[_Work]) -> None:
             later = {match.next_match_id, match.loser_next_match_id} & matches.keys()
             if later:  # a knock-out result moved lines into them: read them again
                 matches.update(lock_matches(later))
-        Submission.objects.bulk_update(changed, VERDICT_FIELDS)
+        rows.update_each(changed, VERDICT_FIELDS)
     logger.info("wrote %d verdicts in one transaction", len(changed))
 
 

@@ -42,7 +42,7 @@ from tournaments.models import (
     Stage,
     engine_lang,
 )
-from tournaments.services import changelog
+from tournaments.services import changelog, rows
 from tournaments.services.vp import vp_table_from_model
 from tournaments.signals import results_changed, results_written
 from tournaments.sources import ResultSource, speaks_for_organizer
@@ -502,7 +502,7 @@ class ResultBatch:
             MatchResult.objects.bulk_create(self._scores)
         if self._matches:
             latest = {m.pk: m for m in self._matches}  # the last projection of each match
-            Match.objects.bulk_update(
+            rows.update_each(
                 latest.values(), ["winner", "outcome", "offender", "status", "updated_at"]
             )
         if self._logs:
