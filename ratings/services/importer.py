@@ -421,8 +421,16 @@ def _import(doc: dict, slug: str | None) -> Tournament:
     # Earlier rounds first: a knock-out result moves its lines on to a later match, which must
     # not have its own result yet (the lines are already there, so nothing moves).
     played.sort(key=lambda item: item[0])
-    for _when, match, m in played:
-        _store_result(m, match)
+    # One batch, announcing nothing (see results.written_together): the tournament is rated
+    # once, after the commit. The batch is flushed before a knock-out result, whose check of
+    # the later match and move of lines read the stored rows, and at the end of the block,
+    # before the comparison reads the projection.
+    with results.written_together(announce=False) as batch:
+        batch.preload(match for _when, match, _m in played)
+        for _when, match, m in played:
+            if batch.must_flush_before(match):
+                batch.flush()
+            _store_result(m, match)
     Stage.objects.filter(pk__in=closed).update(status=Stage.Status.CLOSED)
     _check_reproduced(links, lines)
     ChangeLog.objects.create(
