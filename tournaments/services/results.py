@@ -1166,7 +1166,7 @@ def save_bye(match, *, user=None) -> SavedVersion:
 
 
 def import_result(
-    match, deals, *, totals, winner_side, outcome, offender_side=None
+    match, deals, *, totals, winner_side, outcome, offender_side=None, locked=False
 ) -> SavedVersion:
     """Store a result carried over from a tournament export as a version of source ``import``,
     which speaks for the organizer: the export is the federation's own record of the result.
@@ -1178,6 +1178,8 @@ def import_result(
     offending line, deals that add up to the totals); margin, VP and MP are worked out by the
     projection, as for any source. Announced like any result, unless written in a batch that
     announces nothing, as the import writes its results (see :func:`written_together`).
+    ``locked``: as for :func:`apply_verified_result`, the caller's transaction holds the match
+    row lock, taken with :func:`lock_matches`.
     """
     try:
         outcome = Outcome(outcome)
@@ -1222,15 +1224,14 @@ def import_result(
         offender_side if outcome in OFFENCE_OUTCOMES else None,
         parsed,
     )
-    with transaction.atomic():
-        locked = _lock(match)
-        _check_lines(locked)
-        if winner_side is None and _is_knockout(locked):
+    # locked: no savepoint of its own; a refusal undoes the caller's whole transaction
+    with transaction.atomic(savepoint=not locked):
+        held = match if locked else _lock(match)
+        _check_lines(held)
+        if winner_side is None and _is_knockout(held):
             raise ResultError(_("A knock-out match cannot end level."))
-        saved = _save_version(
-            locked, sheet=sheet_of(decision), source=ResultSource.IMPORT, user=None
-        )
-    _copy_state(locked, match)
+        saved = _save_version(held, sheet=sheet_of(decision), source=ResultSource.IMPORT, user=None)
+    _copy_state(held, match)
     return saved
 
 
