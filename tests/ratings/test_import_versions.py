@@ -227,9 +227,10 @@ def test_an_import_writes_its_results_in_one_silent_batch(
     finally:
         results_changed.disconnect(listener)
     # Creating the rows takes one query a match and about five a line (its players, the line,
-    # its members, its entry). In one batch a result costs its version row, with the matches locked in one query
-    # and the projection written in a few statements per flush (292 queries here while each
-    # result took its own lock and savepoint); one result at a time cost about twelve (549).
+    # its members, its entry). In one batch a result costs its version row, with the matches
+    # locked in one query and the projection written in a few statements per flush (292 queries
+    # here while each result took its own lock and savepoint); one result at a time cost about
+    # twelve (549).
     assert len(captured) <= len(files) + 5 * len(demo_doc["lines"]) + 2 * len(played) + 60
     # nothing announced result by result; the tournament is rated once
     assert heard == [] and rate.call_count == 1
