@@ -141,7 +141,8 @@ def _result_kind(m: dict) -> str | None:
 
 def _store_result(m: dict, match: Match) -> None:
     """Write the match's result through the result writer (a version of source ``import``,
-    its change-log entry and its projection), refusing the file if the writer refuses it."""
+    its change-log entry and its projection), refusing the file if the writer refuses it.
+    ``match`` is locked by :func:`results.lock_matches` in the import's transaction."""
     side_of = {ref: side for side, ref in enumerate((m.get("home"), m.get("away"))) if ref}
 
     def side(ref):
@@ -180,6 +181,7 @@ def _store_result(m: dict, match: Match) -> None:
             winner_side=side(m["winner"]) if m.get("winner") else None,
             outcome=m.get("outcome") or "",
             offender_side=side(m["offender"]) if m.get("offender") else None,
+            locked=True,
         )
     except ResultError as error:
         raise TournamentImportError(
@@ -421,8 +423,21 @@ def _import(doc: dict, slug: str | None) -> Tournament:
     # Earlier rounds first: a knock-out result moves its lines on to a later match, which must
     # not have its own result yet (the lines are already there, so nothing moves).
     played.sort(key=lambda item: item[0])
-    for _when, match, m in played:
-        _store_result(m, match)
+    # One batch, announcing nothing (see results.written_together): the tournament is rated
+    # once, after the commit. The matches are locked in one query. The batch is flushed before a
+    # knock-out result, whose check of the later match and move of lines read the stored rows,
+    # and at the end of the block, before the comparison reads the projection.
+    with results.written_together(announce=False) as batch:
+        held = results.lock_matches(match.pk for _when, match, _m in played)
+        batch.preload(held.values())
+        for _when, match, m in played:
+            locked = held[match.pk]
+            if batch.must_flush_before(locked):
+                batch.flush()
+            _store_result(m, locked)
+            later = {locked.next_match_id, locked.loser_next_match_id} & held.keys()
+            if later:  # a knock-out result moved lines into them: read them again
+                held.update(results.lock_matches(later))
     Stage.objects.filter(pk__in=closed).update(status=Stage.Status.CLOSED)
     _check_reproduced(links, lines)
     ChangeLog.objects.create(

@@ -406,7 +406,7 @@ class ResultBatch:
     versions in force and the last version numbers of the batch's matches are read in two
     queries (:meth:`preload`), VP tables once, and the projection (deal and score rows, the
     match row, the change log) is written in one statement per table by :meth:`flush`. The
-    results are announced once, after the commit.
+    results are announced once, after the commit (or not at all: :func:`written_together`).
 
     A caller that undoes one result (its savepoint rolled back) calls :meth:`undo` with the
     :meth:`mark` taken before it. A match whose rows are still pending, or a knock-out match
@@ -488,7 +488,7 @@ class ResultBatch:
     def defer(self, match, deals, scores) -> None:
         self._deals.extend(deals)
         self._scores.extend(scores)
-        match.updated_at = timezone.now()  # bulk_update does not apply auto_now
+        match.updated_at = timezone.now()  # the batch update_each applies no auto_now
         self._matches.append(match)
 
     def defer_log(self, entry) -> None:
@@ -523,10 +523,16 @@ def send_results_changed(match_ids) -> None:
 
 
 @contextmanager
-def written_together() -> Iterator[ResultBatch]:
+def written_together(*, announce: bool = True) -> Iterator[ResultBatch]:
     """Inside this block (itself inside a transaction), results are written as one
     :class:`ResultBatch`: flushed at the end of the block, then announced once inside the
-    transaction (``results_written``) and once after the commit (``results_changed``)."""
+    transaction (``results_written``) and once after the commit (``results_changed``).
+
+    ``announce=False`` is the one way to write results without announcing them, for the import
+    alone: it restores a whole tournament as the file shows it, where the listeners of
+    ``results_changed`` would flag its later rounds for review, forfeit the matches of the lines
+    the file shows withdrawn and rate result by result; the import rates the tournament once.
+    Nor does it send webhook events (``results_written``): an import is not news."""
     if _batch.get() is not None:
         raise RuntimeError("results are already being written together")
     batch = ResultBatch()
@@ -536,7 +542,7 @@ def written_together() -> Iterator[ResultBatch]:
         batch.flush()
     finally:
         _batch.reset(token)
-    if batch.announce:
+    if announce and batch.announce:
         announced = list(batch.announce)
         results_written.send(sender=Match, match_ids=list(dict.fromkeys(announced)))
         transaction.on_commit(lambda: send_results_changed(announced))
@@ -945,13 +951,9 @@ def _log(match, action, version, *, user, results=(), replaced=None, label=None,
         changelog.record(tournament, action, match=match, user=user, **detail)
 
 
-def _put_in_force(match, version, current, *, user, action, label=None, announce=True):
-    """Make ``version`` the one in force over ``current`` and project it (match locked).
-
-    ``announce=False``: a caller that restores a whole tournament (the import) does not
-    announce each result, whose listeners would flag later rounds and forfeit withdrawn lines
-    that the file already shows as they were; it asks once for what the new tournament needs
-    (its rating replay)."""
+def _put_in_force(match, version, current, *, user, action, label=None):
+    """Make ``version`` the one in force over ``current`` and project it (match locked); it is
+    announced after the commit, by its :class:`ResultBatch` if it is written in one."""
     replaced = _previous_summary(match)
     if current is not None and current.pk != version.pk:
         current.status = ResultVersion.Status.SUPERSEDED
@@ -963,7 +965,7 @@ def _put_in_force(match, version, current, *, user, action, label=None, announce
         version.save(update_fields=["status", "decided_by", "decided_at", "reason"])
     results = _project(match, None if version.sheet is None else decision_of(version.sheet))
     _log(match, action, version, user=user, results=results, replaced=replaced, label=label)
-    if announce and version.source != ResultSource.BYE:
+    if version.source != ResultSource.BYE:
         # a bye is part of the draw, saved with its round: no result to announce or to flag
         # later rounds with
         _announce(match)
@@ -980,7 +982,6 @@ def _save_version(
     submission=None,
     label=None,
     reason_required=False,
-    announce=True,
 ) -> SavedVersion:
     """Store a new version of a locked match's result: the one way every source writes one.
 
@@ -1039,32 +1040,27 @@ def _save_version(
         label=label,
         action=_action_for(source, sheet),
         same_action="result.verified",
-        announce=announce,
     )
     if batch is not None:
         batch.remember(version)
     return SavedVersion(version, True)
 
 
-def _place(match, version, current, *, user, label, action, same_action, announce=True, **extra):
+def _place(match, version, current, *, user, label, action, same_action, **extra):
     """Precedence, for a new version and for a players' sheet both sides signed alike.
 
     A source that speaks for the organizer comes into force; any other comes into force over no
     result, a deletion, or the same result; otherwise it waits for a decision (a record or a
     players' sheet never silently replaces another result)."""
     if speaks_for_organizer(version.source) or current is None or current.is_removal:
-        _put_in_force(
-            match, version, current, user=user, action=action, label=label, announce=announce
-        )
+        _put_in_force(match, version, current, user=user, action=action, label=label)
     elif same_result(current.sheet, version.sheet):
         # It says what the result in force says: it comes into force (the public page shows
         # its replay), confirmed if that result was, so a later record cannot push it aside.
         if current.is_confirmed:
             version.decided_at = timezone.now()
             version.reason = _("Same result as version %(n)d.") % {"n": current.number}
-        _put_in_force(
-            match, version, current, user=user, action=same_action, label=label, announce=announce
-        )
+        _put_in_force(match, version, current, user=user, action=same_action, label=label)
     else:
         # the two disagree: the organizer (or referee) decides
         version.status = ResultVersion.Status.AWAITING
@@ -1175,7 +1171,7 @@ def save_bye(match, *, user=None) -> SavedVersion:
 
 
 def import_result(
-    match, deals, *, totals, winner_side, outcome, offender_side=None
+    match, deals, *, totals, winner_side, outcome, offender_side=None, locked=False
 ) -> SavedVersion:
     """Store a result carried over from a tournament export as a version of source ``import``,
     which speaks for the organizer: the export is the federation's own record of the result.
@@ -1185,7 +1181,10 @@ def import_result(
     fresh judgement needs (the last capture of a level third tie-break deal, a time limit that
     ran out). The shape is checked (each deal as at the desk, a valid outcome, winner and
     offending line, deals that add up to the totals); margin, VP and MP are worked out by the
-    projection, as for any source. The result is not announced (see :func:`_put_in_force`).
+    projection, as for any source. Announced like any result, unless written in a batch that
+    announces nothing, as the import writes its results (see :func:`written_together`).
+    ``locked``: as for :func:`apply_verified_result`, the caller's transaction holds the match
+    row lock, taken with :func:`lock_matches`.
     """
     try:
         outcome = Outcome(outcome)
@@ -1230,15 +1229,14 @@ def import_result(
         offender_side if outcome in OFFENCE_OUTCOMES else None,
         parsed,
     )
-    with transaction.atomic():
-        locked = _lock(match)
-        _check_lines(locked)
-        if winner_side is None and _is_knockout(locked):
+    # locked: no savepoint of its own; a refusal undoes the caller's whole transaction
+    with transaction.atomic(savepoint=not locked):
+        held = match if locked else _lock(match)
+        _check_lines(held)
+        if winner_side is None and _is_knockout(held):
             raise ResultError(_("A knock-out match cannot end level."))
-        saved = _save_version(
-            locked, sheet=sheet_of(decision), source=ResultSource.IMPORT, user=None, announce=False
-        )
-    _copy_state(locked, match)
+        saved = _save_version(held, sheet=sheet_of(decision), source=ResultSource.IMPORT, user=None)
+    _copy_state(held, match)
     return saved
 
 
