@@ -129,7 +129,12 @@ def _check_storable_text(document) -> None:
     Checked on the document's JSON text (one pass in C) rather than string by string: a record
     holds thousands of strings, and the walk cost more than the rest of a submission.
     """
-    text = json.dumps(document, ensure_ascii=False)
+    try:
+        text = json.dumps(document, ensure_ascii=False)
+    except RecursionError as exc:  # writing recurses one level deeper than reading did
+        raise MalformedDocument(
+            _("The record is nested too deeply to be a match record."), code="too_deep"
+        ) from exc
     if _NUL_ESCAPE.search(text):
         raise MalformedDocument(
             _("The record contains a NUL character (\\u0000), which cannot be stored."),

@@ -2,9 +2,10 @@
 
 ``results_changed`` is sent with a ``matches`` keyword argument (a list of fresh ``Match`` rows,
 ``round__stage__tournament`` loaded) after the transaction that stored, replaced or deleted
-their results has committed, so listeners always read the new rows. One transaction sends it
-once, whatever the number of results it wrote (a batch of verified records is one transaction):
-listeners do their work per tournament or per batch, not a query per match.
+their results has committed, so listeners always read the new rows. A batch of results written
+together (``results.written_together``: a group of verified records) sends it once, whatever
+the number of results; a result written alone sends it once: listeners do their work per
+tournament or per batch, not a query per match.
 
 ``results_written`` is sent with a ``match_ids`` keyword argument by the same writer for the
 same results, but inside their transaction, once their rows are written (after a batch's

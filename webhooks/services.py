@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 from django.urls import reverse
@@ -187,13 +187,23 @@ def _transition_deliveries(model: type[Stage | Tournament], pk: int, event: str)
     return create_deliveries(tournament, event, data)
 
 
+def _write(write: Callable[[], list[Delivery]]) -> list[Delivery]:
+    """Run ``write`` in a savepoint, its foreign keys checked there: they are deferred to the
+    commit, where an endpoint deleted meanwhile would fail the caller's whole transaction (the
+    result with it). Checked now, the endpoint rows are held until the commit instead."""
+    with transaction.atomic():
+        deliveries = write()
+        if deliveries:
+            connection.check_constraints(table_names=[Delivery._meta.db_table])
+    return deliveries
+
+
 def _record(write: Callable[[], list[Delivery]], what: str) -> list[Delivery]:
     """Write deliveries in a savepoint of the caller's transaction and queue them once it
     commits. A failure leaves the change as it is: logged, and tried once more after the
     commit (then the event is lost, and the log says which)."""
     try:
-        with transaction.atomic():
-            deliveries = write()
+        deliveries = _write(write)
     except Exception:
         logger.exception("webhooks: could not record %s; trying again after the commit", what)
         transaction.on_commit(partial(_record_after_commit, write, what))
@@ -204,8 +214,7 @@ def _record(write: Callable[[], list[Delivery]], what: str) -> list[Delivery]:
 
 def _record_after_commit(write: Callable[[], list[Delivery]], what: str) -> None:
     try:
-        with transaction.atomic():
-            deliveries = write()
+        deliveries = _write(write)
     except Exception:
         logger.exception("webhooks: %s not recorded: no delivery will be sent", what)
         return

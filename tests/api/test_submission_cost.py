@@ -114,3 +114,17 @@ def test_listing_records_asks_no_query_per_record(django_capture_on_commit_callb
     assert all(row["result_version"]["status"] == "in_force" for row in rows)
     assert all(row["is_standing"] for row in rows)
     assert six == one
+
+
+def test_a_body_nested_at_the_limit_of_the_json_reader_is_refused_not_a_500():
+    """Reading a body recurses one level less than writing it back: a nesting the reader just
+    accepts made the text check fail with RecursionError (a 500)."""
+    answers = set()
+    for depth in range(500, 1100):
+        for body in ("[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth):
+            try:
+                services.decode_document(body.encode())
+                answers.add("accepted")
+            except MalformedDocument as exc:
+                answers.add(exc.code)
+    assert "too_deep" in answers  # the depth where reading works and writing does not

@@ -69,6 +69,18 @@ def test_a_result_whose_after_commit_work_never_runs_keeps_its_delivery(
     assert services.requeue_stuck(after_the_grace()) == 0
 
 
+def _other_connection():
+    s = connection.settings_dict
+    return psycopg.connect(
+        host=s["HOST"] or "127.0.0.1",
+        port=s["PORT"] or 5432,
+        user=s["USER"] or "postgres",
+        password=s["PASSWORD"] or None,
+        dbname=s["NAME"],
+        autocommit=True,
+    )
+
+
 @on_postgresql
 @pytest.mark.django_db(transaction=True)
 def test_a_connection_lost_right_after_the_commit_loses_no_delivery(ready):
@@ -77,17 +89,9 @@ def test_a_connection_lost_right_after_the_commit_loses_no_delivery(ready):
     match = group_match()
     endpoint(match.round.stage.tournament, ready.url)
     pid = connection.connection.info.backend_pid
-    s = connection.settings_dict
 
     def drop_the_connection():
-        with psycopg.connect(
-            host=s["HOST"] or "127.0.0.1",
-            port=s["PORT"] or 5432,
-            user=s["USER"] or "postgres",
-            password=s["PASSWORD"] or None,
-            dbname=s["NAME"],
-            autocommit=True,
-        ) as other:
+        with _other_connection() as other:
             other.execute("SELECT pg_terminate_backend(%s)", [pid])
 
     # what followed the commit failed
@@ -103,6 +107,30 @@ def test_a_connection_lost_right_after_the_commit_loses_no_delivery(ready):
     delivery.refresh_from_db()
     assert delivery.status == Delivery.Status.DELIVERED
     assert [h["X-Scopa-Delivery"] for h, _ in ready.requests] == [str(delivery.pk)]
+
+
+@on_postgresql
+@pytest.mark.django_db(transaction=True)
+def test_an_endpoint_deleted_while_a_result_is_written_does_not_fail_the_result(ready):
+    """The delivery's foreign keys are checked in its savepoint, not at the result's commit: an
+    organizer deleting the endpoint meanwhile waits for the commit (here: gives up), and the
+    result is stored. Checked at the commit, the result itself was lost."""
+    match = group_match()
+    hook = endpoint(match.round.stage.tournament, ready.url)
+
+    def delete_the_endpoint():
+        with _other_connection() as other:
+            other.execute("SET lock_timeout = '300ms'")
+            with contextlib.suppress(psycopg.errors.LockNotAvailable):
+                other.execute("DELETE FROM webhooks_delivery WHERE endpoint_id = %s", [hook.pk])
+                other.execute("DELETE FROM webhooks_endpoint WHERE id = %s", [hook.pk])
+
+    with transaction.atomic():
+        enter(match)
+        delete_the_endpoint()
+
+    assert Match.objects.get(pk=match.pk).status == Match.Status.DONE
+    assert Delivery.objects.filter(endpoint=hook).count() == 1
 
 
 @pytest.mark.django_db

@@ -406,7 +406,8 @@ class ResultBatch:
     versions in force and the last version numbers of the batch's matches are read in two
     queries (:meth:`preload`), VP tables once, and the projection (deal and score rows, the
     match row, the change log) is written in one statement per table by :meth:`flush`. The
-    results are announced once, after the commit (or not at all: :func:`written_together`).
+    results are announced once inside the transaction (``results_written``) and once after the
+    commit (``results_changed``), or not at all (:func:`written_together`).
 
     A caller that undoes one result (its savepoint rolled back) calls :meth:`undo` with the
     :meth:`mark` taken before it. A match whose rows are still pending, or a knock-out match

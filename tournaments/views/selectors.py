@@ -483,6 +483,7 @@ def submissions_needing_attention(tournament, limit=200):
         )
         .distinct()
         .select_related("match__home", "match__away", "match__round", "submitter")
+        .with_version_status()
         .defer("document", "verdict")
         .order_by("-submitted_at", "-id")[:limit]
     )
@@ -530,6 +531,7 @@ def match_submissions(match):
     return list(
         Submission.objects.filter(match=match)
         .select_related("submitter")
+        .with_version_status()
         .defer("document")
         .order_by("-version")
     )
