@@ -14,7 +14,9 @@ before any worker runs, so submission is timed on its own; then ``--workers`` wo
 (``celery worker -c 1`` each) drain the queue, timed from their start to the last verification.
 Paced: workers run first and records arrive at ``--rate`` per second. Latency is
 ``verified_at - submitted_at``; submit-to-rated uses the time this script first saw the match's
-``RatedMatch`` row (polled every 50 ms). CPU per record is read from ``/proc`` for the worker
+``RatedMatch`` row (polled every 50 ms by a thread of its own from the first submission on; the
+figures before 2026-11-23 evening polled only once every record was submitted, which added the
+rest of the submission to every paced submit-to-rated). CPU per record is read from ``/proc`` for the worker
 processes and for the PostgreSQL backends of the test database (this script's own excluded),
 and for the workers also without their start-up (what one idle worker spends starting, measured
 first on a queue nobody sends to);
@@ -29,6 +31,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -191,6 +194,26 @@ def run(n_records, lines, rate, n_workers, db_name, log):
     if rate:
         start()
         time.sleep(4)  # let the workers connect before the clock starts
+    match_ids = {m.pk for m in matches}
+    rated_at = {}
+    watching = threading.Event()
+
+    def watch_ratings():
+        """Note when each match's rating row appears, from the first submission on (a thread
+        of its own, with its own connection: the submitting loop must not delay it)."""
+        try:
+            while not watching.is_set():
+                now = timezone.now()
+                for mid in RatedMatch.objects.filter(match__in=match_ids).values_list(
+                    "match_id", flat=True
+                ):
+                    rated_at.setdefault(mid, now)
+                time.sleep(0.05)
+        finally:
+            connection.close()
+
+    watcher = threading.Thread(target=watch_ratings, daemon=True)
+    watcher.start()
     t0 = time.perf_counter()
     for index, (match, record) in enumerate(zip(matches, records, strict=True)):
         if rate:
@@ -204,19 +227,14 @@ def run(n_records, lines, rate, n_workers, db_name, log):
     if not rate:
         start()
         drain_from = time.perf_counter()
-    match_ids = {m.pk for m in matches}
-    rated_at = {}
     deadline = time.monotonic() + 900
     while len(rated_at) < len(match_ids) or Submission.objects.filter(state="pending").exists():
         if time.monotonic() > deadline:
             raise SystemExit("timed out waiting for the workers")
-        now = timezone.now()
-        for mid in RatedMatch.objects.filter(match__in=match_ids).values_list(
-            "match_id", flat=True
-        ):
-            rated_at.setdefault(mid, now)
         time.sleep(0.05)
     verified_all = time.perf_counter()
+    watching.set()
+    watcher.join()
     worker_cpu = sum(cpu_seconds(group_pids(w.pid)) for w in workers)
     pg_cpu = cpu_seconds(backend_pids())
     for w in workers:
