@@ -16,10 +16,10 @@ Paced: workers run first and records arrive at ``--rate`` per second. Latency is
 ``verified_at - submitted_at``; submit-to-rated uses the time this script first saw the match's
 ``RatedMatch`` row (polled every 50 ms by a thread of its own from the first submission on; the
 figures before 2026-11-23 evening polled only once every record was submitted, which added the
-rest of the submission to every paced submit-to-rated). CPU per record is read from ``/proc`` for the worker
-processes and for the PostgreSQL backends of the test database (this script's own excluded),
-and for the workers also without their start-up (what one idle worker spends starting, measured
-first on a queue nobody sends to);
+rest of the submission to every paced submit-to-rated). CPU per record is read from ``/proc``
+for the worker processes and for the PostgreSQL backends of the test database (this script's
+own excluded), and for the workers also without their start-up (what one idle worker spends
+starting, measured first on a queue nobody sends to);
 queries per record are counted in-process over a sample (verification plus the share of one
 debounced rating run).
 """

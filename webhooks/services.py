@@ -179,12 +179,16 @@ def _result_deliveries(match_ids: list[int]) -> list[Delivery]:
 
 
 def _transition_deliveries(model: type[Stage | Tournament], pk: int, event: str) -> list[Delivery]:
+    """The deliveries of a stage closed or a tournament finished; the payload is built only
+    when some endpoint hears the tournament (most have none), as for results."""
     fresh = model.objects.select_related(*(["tournament"] if model is Stage else [])).get(pk=pk)
-    if isinstance(fresh, Stage):
-        tournament, data = fresh.tournament, stage_payload(fresh)
-    else:
-        tournament, data = fresh, tournament_payload(fresh)
-    return create_deliveries(tournament, event, data)
+    tournament = fresh.tournament if isinstance(fresh, Stage) else fresh
+    endpoints = list(endpoints_for(tournament))
+    if not endpoints:
+        return []
+    data = stage_payload(fresh) if isinstance(fresh, Stage) else tournament_payload(fresh)
+    deliveries = _deliveries(tournament, endpoints, event, data)
+    return Delivery.objects.bulk_create(deliveries)
 
 
 def _write(write: Callable[[], list[Delivery]]) -> list[Delivery]:
