@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from games.models import Submission
 from games.services import submit_record
 from tournaments.models import Line, Match, Outcome, Player, Stage, Tournament
-from tournaments.services import entries, presets, schedule
+from tournaments.services import entries, presets, results, schedule
 
 logger = logging.getLogger(__name__)
 
@@ -229,10 +229,18 @@ def build_demo(stdout=None):
         .prefetch_related("home__members__player", "away__members__player")
         .order_by("round__number", "table_number")
     )
-    for index, match in enumerate(matches):
-        _play(
-            match, tournament, seed=BASE_SEED + index, knockout=False, outcome=OFFENCES.get(index)
-        )
+    # The group matches' results are written together, as a worker writes a batch of records:
+    # their rows in one statement per table, one announcement (each match is played once and
+    # none moves a line, so nothing has to be flushed before the end of the block).
+    with results.written_together():
+        for index, match in enumerate(matches):
+            _play(
+                match,
+                tournament,
+                seed=BASE_SEED + index,
+                knockout=False,
+                outcome=OFFENCES.get(index),
+            )
     schedule.close_stage(groups_stage, per_group=2)
 
     tiebreak_done = False
