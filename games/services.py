@@ -693,32 +693,27 @@ def _write_group(group: list[_Work]) -> None:
                 submission.error_reason = work.error[:4000]
                 submission.verified_at = timezone.now()
                 continue
-            match = matches[submission.match_id]
-            if batch.must_flush_before(match):
-                batch.flush()  # outside this record's savepoint: see ResultBatch
-            mark = batch.mark()
-            try:
-                # _store_verdict writes inside one savepoint of its own
-                _store_verdict(
-                    match, submission, work.verdict, versions.get(submission.pk), locked=True
-                )
-            except TRANSIENT_ERRORS:
-                # Not this record's fault: the group is undone and the task retries.
-                raise
-            except Exception as exc:
-                logger.exception("submission %s: storing the verdict failed", submission.pk)
-                submission.state = Submission.State.ERROR
-                submission.error_reason = f"{type(exc).__name__}: {exc}"[:4000]
-                # The savepoint undid its writes: nothing of it to announce, and the match as
-                # stored, not as left in memory.
-                batch.undo(mark, match)
-                matches.update(lock_matches([submission.match_id]))
-                continue
-            if submission.state == Submission.State.ERROR:
-                batch.undo(mark, match)  # refused: its savepoint undid what it wrote
-            later = {match.next_match_id, match.loser_next_match_id} & matches.keys()
-            if later:  # a knock-out result moved lines into them: read them again
-                matches.update(lock_matches(later))
+            with batch.writing(matches, submission.match_id) as match:
+                mark = batch.mark()
+                try:
+                    # _store_verdict writes inside one savepoint of its own
+                    _store_verdict(
+                        match, submission, work.verdict, versions.get(submission.pk), locked=True
+                    )
+                except TRANSIENT_ERRORS:
+                    # Not this record's fault: the group is undone and the task retries.
+                    raise
+                except Exception as exc:
+                    logger.exception("submission %s: storing the verdict failed", submission.pk)
+                    submission.state = Submission.State.ERROR
+                    submission.error_reason = f"{type(exc).__name__}: {exc}"[:4000]
+                    # The savepoint undid its writes: nothing of it to announce, and the match
+                    # as stored, not as left in memory.
+                    batch.undo(mark, match)
+                    matches.update(lock_matches([submission.match_id]))
+                    continue
+                if submission.state == Submission.State.ERROR:
+                    batch.undo(mark, match)  # refused: its savepoint undid what it wrote
         rows.update_each(changed, VERDICT_FIELDS)
     logger.info("wrote %d verdicts in one transaction", len(changed))
 

@@ -431,13 +431,8 @@ def _import(doc: dict, slug: str | None) -> Tournament:
         held = results.lock_matches(match.pk for _when, match, _m in played)
         batch.preload(held.values())
         for _when, match, m in played:
-            locked = held[match.pk]
-            if batch.must_flush_before(locked):
-                batch.flush()
-            _store_result(m, locked)
-            later = {locked.next_match_id, locked.loser_next_match_id} & held.keys()
-            if later:  # a knock-out result moved lines into them: read them again
-                held.update(results.lock_matches(later))
+            with batch.writing(held, match.pk) as locked:
+                _store_result(m, locked)
     Stage.objects.filter(pk__in=closed).update(status=Stage.Status.CLOSED)
     _check_reproduced(links, lines)
     ChangeLog.objects.create(

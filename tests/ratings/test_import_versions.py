@@ -6,7 +6,7 @@ from unittest import mock
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from ratings.services.export import build_document
@@ -31,10 +31,20 @@ from tournaments.signals import results_changed
 DEMO = "trofeo-golfo-2026"
 
 
+@pytest.fixture(scope="module")
+def demo_document(django_db_setup, django_db_blocker):
+    """The demo's export, built once for the module in a transaction that is then rolled back:
+    the tests import it into a database that does not hold the demo."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        call_command("seed_demo", verbosity=0, stdout=open("/dev/null", "w"))  # noqa: SIM115
+        document = json.dumps(build_document(Tournament.objects.get(slug=DEMO)))
+        transaction.set_rollback(True)
+    return document
+
+
 @pytest.fixture
-def demo_doc(db):
-    call_command("seed_demo", verbosity=0, stdout=open("/dev/null", "w"))  # noqa: SIM115
-    return json.loads(json.dumps(build_document(Tournament.objects.get(slug=DEMO))))
+def demo_doc(db, demo_document):
+    return json.loads(demo_document)
 
 
 def _file_matches(doc):

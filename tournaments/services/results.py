@@ -413,7 +413,8 @@ class ResultBatch:
     :meth:`mark` taken before it. A match whose rows are still pending, or a knock-out match
     (its result moves lines into other matches' rows), needs :meth:`flush` before it is written
     again (:meth:`must_flush_before`); flushing inside a result's savepoint would tie earlier
-    results to its fate.
+    results to its fate. Callers write each result inside :meth:`writing`, which applies that
+    rule and reads again the matches a knock-out result moved lines into.
     """
 
     def __init__(self) -> None:
@@ -466,6 +467,20 @@ class ResultBatch:
     def must_flush_before(self, match) -> bool:
         linked = match.next_match_id is not None or match.loser_next_match_id is not None
         return bool(self._matches) and (linked or self.pending(match))
+
+    @contextmanager
+    def writing(self, held: dict[int, Match], match_id: int) -> Iterator[Match]:
+        """Write one result of the locked matches ``held`` (from :func:`lock_matches`): the
+        batch is flushed first when its rule says so (outside the caller's savepoint for the
+        record), and afterwards the matches a knock-out result moved lines into are read again,
+        locked, into ``held``."""
+        match = held[match_id]
+        if self.must_flush_before(match):
+            self.flush()
+        yield match
+        later = {match.next_match_id, match.loser_next_match_id} & held.keys()
+        if later:
+            held.update(lock_matches(later))
 
     def mark(self) -> tuple[int, int, int, int, int]:
         return (
