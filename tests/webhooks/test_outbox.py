@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from games import services as games
 from tests.api import factories
+from tests.db import other_connection
 from tests.tournaments.conftest import RR, make_tournament
 from tests.tournaments.helpers import deals
 from tests.webhooks.test_webhooks import SECRET, endpoint, group_match, verify
@@ -69,18 +70,6 @@ def test_a_result_whose_after_commit_work_never_runs_keeps_its_delivery(
     assert services.requeue_stuck(after_the_grace()) == 0
 
 
-def _other_connection():
-    s = connection.settings_dict
-    return psycopg.connect(
-        host=s["HOST"] or "127.0.0.1",
-        port=s["PORT"] or 5432,
-        user=s["USER"] or "postgres",
-        password=s["PASSWORD"] or None,
-        dbname=s["NAME"],
-        autocommit=True,
-    )
-
-
 @on_postgresql
 @pytest.mark.django_db(transaction=True)
 def test_a_connection_lost_right_after_the_commit_loses_no_delivery(ready):
@@ -91,7 +80,7 @@ def test_a_connection_lost_right_after_the_commit_loses_no_delivery(ready):
     pid = connection.connection.info.backend_pid
 
     def drop_the_connection():
-        with _other_connection() as other:
+        with other_connection() as other:
             other.execute("SELECT pg_terminate_backend(%s)", [pid])
 
     # what followed the commit failed
@@ -119,7 +108,7 @@ def test_an_endpoint_deleted_while_a_result_is_written_does_not_fail_the_result(
     hook = endpoint(match.round.stage.tournament, ready.url)
 
     def delete_the_endpoint():
-        with _other_connection() as other:
+        with other_connection() as other:
             other.execute("SET lock_timeout = '300ms'")
             with contextlib.suppress(psycopg.errors.LockNotAvailable):
                 other.execute("DELETE FROM webhooks_delivery WHERE endpoint_id = %s", [hook.pk])

@@ -2,12 +2,12 @@
 
 from types import SimpleNamespace
 
-import psycopg
 import pytest
 from celery.fixups.django import DjangoFixup
 from django.db import connection
 
 from config.celery import KeepConnectionsFixup, app
+from tests.db import other_connection
 from tournaments.models import Match
 
 TASK = SimpleNamespace(request=SimpleNamespace(is_eager=False))
@@ -45,15 +45,7 @@ def test_a_dropped_connection_is_replaced_before_the_next_task():
     fixup = KeepConnectionsFixup(app)
     run_task(fixup)
     pid = connection.connection.info.backend_pid
-    s = connection.settings_dict
-    with psycopg.connect(
-        host=s["HOST"] or "127.0.0.1",
-        port=s["PORT"] or 5432,
-        user=s["USER"] or "postgres",
-        password=s["PASSWORD"] or None,
-        dbname=s["NAME"],
-        autocommit=True,
-    ) as other:
+    with other_connection() as other:
         other.execute("SELECT pg_terminate_backend(%s)", [pid])
     run_task(fixup)  # the health check reconnects instead of failing the task
     assert connection.connection.info.backend_pid != pid
