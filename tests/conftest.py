@@ -17,6 +17,16 @@ def _redis_url():
     return ""
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with an empty cache. Throttle counters are keyed by user id, which
+    SQLite hands out again after a rollback: one test's requests counted against the next."""
+    from django.core.cache import caches
+
+    for cache in caches.all(initialized_only=True):
+        cache.clear()
+
+
 @pytest.fixture
 def channel_layer(settings):
     url = _redis_url()
@@ -46,6 +56,16 @@ def eager_celery():
     celery_app.conf.task_always_eager = True
     yield
     celery_app.conf.task_always_eager = saved
+
+
+def require_shared_database():
+    """Skip a test whose rows, written after ``daphne_server`` forked, must be read by that
+    server: an in-memory SQLite database (the tests' default without ``DATABASE_URL``) stays
+    behind in the parent process; PostgreSQL (CI) is shared."""
+    from django.db import connection
+
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        pytest.skip("the forked daphne cannot read an in-memory SQLite database: set DATABASE_URL")
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db import transaction
-from django.db.models import IntegerField, OuterRef, Subquery
+from django.db.models import IntegerField, OuterRef, Q, Subquery
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
@@ -186,7 +186,8 @@ class SharedPeopleAdmin:
             if queryset.model is Player
             else Line.objects.filter(entries__isnull=True)
         )
-        return queryset.filter(pk__in=visible.values("pk").union(unentered.values("pk")))
+        # Two subqueries joined by OR, not a UNION: SQLite refuses a UNION of ordered querysets.
+        return queryset.filter(Q(pk__in=visible.values("pk")) | Q(pk__in=unentered.values("pk")))
 
     def _may_change(self, request, obj):
         """A player or line is changed by whoever manages the entries of every tournament it

@@ -298,6 +298,14 @@ _RATING_COLUMNS = (
 )
 
 
+def _adapt(value):
+    if isinstance(value, datetime):
+        return connection.ops.adapt_datetimefield_value(value)
+    if isinstance(value, date):
+        return connection.ops.adapt_datefield_value(value)
+    return value
+
+
 def _insert_rows(model, columns: tuple[str, ...], rows: Iterable[tuple]) -> None:
     """Append plain rows in order: COPY on PostgreSQL, executemany elsewhere.
 
@@ -315,7 +323,10 @@ def _insert_rows(model, columns: tuple[str, ...], rows: Iterable[tuple]) -> None
             return
         marks = ", ".join(["%s"] * len(columns))
         sql = f"INSERT INTO {table} ({cols}) VALUES ({marks})"
-        rows = [tuple(v.isoformat() if isinstance(v, date) else v for v in r) for r in rows]
+        # Dates and times as Django writes them on this database, so that a stamp compares
+        # equal to the ``updated_at`` it copies (an ISO text with "T" and an offset did not,
+        # on SQLite: every rated match looked pending again).
+        rows = [tuple(_adapt(v) for v in r) for r in rows]
         for i in range(0, len(rows), BATCH):
             cursor.executemany(sql, rows[i : i + BATCH])
 

@@ -10,6 +10,7 @@ from django.db import connection
 from django.test import Client
 
 from tests.api import factories
+from tests.conftest import require_shared_database
 from tests.tournaments.helpers import deals
 from tournaments.models import Tournament
 from tournaments.services import results
@@ -23,6 +24,7 @@ def _fast_passwords(settings):
 
 
 def test_the_desk_and_the_standings_follow_a_result_without_polling(browser, daphne_server):
+    require_shared_database()
     organizer = factories.user()
     tournament = factories.tournament(lines=2, organizer=organizer)
     Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.RUNNING)

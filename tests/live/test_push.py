@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from config.asgi import application
 from tests.api import factories
+from tests.conftest import require_shared_database
 from tests.tournaments.helpers import deals
 from tournaments.models import Match
 
@@ -25,6 +26,7 @@ HEADERS = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
 def test_a_result_entered_through_the_api_reaches_a_connected_socket(daphne_server):
     """An API client's POST to a real daphne; a WebSocket client of that daphne (through the
     Redis channel layer when the environment has Redis) hears it within a second."""
+    require_shared_database()
     import requests
     import websockets
     from rest_framework.authtoken.models import Token
