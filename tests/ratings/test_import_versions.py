@@ -1,6 +1,7 @@
 """The import writes every result through the result writer: one version in force per result,
 its change-log entry, and the projection the file shows; files it cannot reproduce are refused."""
 
+import contextlib
 import json
 from unittest import mock
 
@@ -45,6 +46,21 @@ def demo_document(django_db_setup, django_db_blocker):
 @pytest.fixture
 def demo_doc(db, demo_document):
     return json.loads(demo_document)
+
+
+@contextlib.contextmanager
+def announced():
+    """The ids of the matches ``results_changed`` announces while the block runs."""
+    heard: list[int] = []
+
+    def listener(sender, matches, **kwargs):
+        heard.extend(m.pk for m in matches)
+
+    results_changed.connect(listener)
+    try:
+        yield heard
+    finally:
+        results_changed.disconnect(listener)
 
 
 def _file_matches(doc):
@@ -150,20 +166,12 @@ def test_a_danish_bye_is_imported_through_the_bye_writer_and_nothing_is_announce
         pairing.pair_next_round(stage)
         play_stage(stage)
     doc = json.loads(json.dumps(build_document(tournament)))
-    heard = []
-
-    def listener(sender, matches, **kwargs):
-        heard.extend(m.pk for m in matches)
-
-    results_changed.connect(listener)
-    try:
-        with (
-            mock.patch("ratings.services.importer._rate") as rate,
-            django_capture_on_commit_callbacks(execute=True),
-        ):
-            copy = import_document(doc, slug="danese-copia")
-    finally:
-        results_changed.disconnect(listener)
+    with (
+        announced() as heard,
+        mock.patch("ratings.services.importer._rate") as rate,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        copy = import_document(doc, slug="danese-copia")
     # one rating replay for the tournament, no announcement per result: a result announced
     # on its own would flag the later round as paired before a corrected result
     assert heard == [] and rate.call_count == 1
@@ -221,21 +229,13 @@ def test_an_import_writes_its_results_in_one_silent_batch(
 ):
     files = _file_matches(demo_doc)
     played = [m for m in files if m["results"]]
-    heard = []
-
-    def listener(sender, matches, **kwargs):
-        heard.extend(m.pk for m in matches)
-
-    results_changed.connect(listener)
-    try:
-        with (
-            mock.patch("ratings.services.importer._rate") as rate,
-            django_capture_on_commit_callbacks(execute=True),
-            CaptureQueriesContext(connection) as captured,
-        ):
-            copy = import_document(demo_doc, slug="copia")
-    finally:
-        results_changed.disconnect(listener)
+    with (
+        announced() as heard,
+        mock.patch("ratings.services.importer._rate") as rate,
+        django_capture_on_commit_callbacks(execute=True),
+        CaptureQueriesContext(connection) as captured,
+    ):
+        copy = import_document(demo_doc, slug="copia")
     # Creating the rows takes one query a match and about five a line (its players, the line,
     # its members, its entry). In one batch a result costs its version row, with the matches
     # locked in one query and the projection written in a few statements per flush (292 queries
