@@ -183,12 +183,6 @@ def stored_records(match: Match, digest: str = "") -> StoredRecords:
     return StoredRecords(row["n"], row["size"], row["last"], row["same"])
 
 
-def stored_record_bytes(match: Match) -> tuple[int, int]:
-    """How many record versions ``match`` keeps, and their JSON text's size in bytes."""
-    stored = stored_records(match)
-    return stored.count, stored.size
-
-
 def _check_match_caps(stored: StoredRecords, document: dict) -> None:
     """Refuse a new version beyond the per-match caps (versions: 429, total size: 413)."""
     if stored.count >= MAX_VERSIONS_PER_MATCH:

@@ -199,6 +199,6 @@ def test_bytes_per_match_count_bytes_not_characters():
     Submission.objects.create(
         match=match, version=1, document=document, content_hash="x" * 64, submitter=organizer
     )
-    n, size = services.stored_record_bytes(match)
-    assert n == 1
-    assert size >= len(json.dumps(document, ensure_ascii=False).encode())
+    stored = services.stored_records(match)
+    assert stored.count == 1
+    assert stored.size >= len(json.dumps(document, ensure_ascii=False).encode())
