@@ -305,6 +305,8 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": 1 if SECURE_PROXY_SSL_HEADER else 0,
     "DEFAULT_THROTTLE_RATES": {
         "record-submission": env.str("THROTTLE_RECORD_SUBMISSION", default="30/min"),
+        # a batch holds up to GAMES_MAX_BATCH_RECORDS records (100)
+        "record-batch": env.str("THROTTLE_RECORD_BATCH", default="10/min"),
         "export": env.str("THROTTLE_EXPORT", default="60/min"),
         # per private link at the table (scoresheets/views.py): a phone typing a sheet checks
         # it every few seconds

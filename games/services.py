@@ -12,7 +12,7 @@ import json
 import logging
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
 
@@ -35,6 +35,7 @@ from games.exceptions import (
     MatchNotReady,
     RecordMismatch,
     RecordTooLarge,
+    SubmissionError,
     SubmissionStateError,
     TooManyVersions,
     UnreadableRecord,
@@ -50,6 +51,11 @@ MAX_RECORD_BYTES = getattr(settings, "GAMES_MAX_RECORD_BYTES", 1024 * 1024)
 # versions, and the size of their JSON text together.
 MAX_VERSIONS_PER_MATCH = getattr(settings, "GAMES_MAX_VERSIONS_PER_MATCH", 20)
 MAX_BYTES_PER_MATCH = getattr(settings, "GAMES_MAX_BYTES_PER_MATCH", 4 * 1024 * 1024)
+
+# A batch (``POST /api/v1/records/``): how many records, and its body's size (below Django's
+# DATA_UPLOAD_MAX_MEMORY_SIZE, so the answer is ours).
+MAX_BATCH_RECORDS = getattr(settings, "GAMES_MAX_BATCH_RECORDS", 100)
+MAX_BATCH_BYTES = getattr(settings, "GAMES_MAX_BATCH_BYTES", 2 * 1024 * 1024)
 
 # Field beside the record naming its match (bulk import; optional on the API).
 MATCH_FIELD = "match"
@@ -117,14 +123,62 @@ def decode_document(raw: bytes):
     return document
 
 
+def decode_batch(raw: bytes) -> list:
+    """Bytes of a batch's body to its list of documents, or a SubmissionError for the whole.
+
+    The documents themselves are checked one by one (``submit_records``): one bad record does
+    not refuse the others.
+    """
+    if len(raw) > MAX_BATCH_BYTES:
+        raise RecordTooLarge(
+            _("The batch is %(size)d bytes; the limit is %(limit)d bytes.")
+            % {"size": len(raw), "limit": MAX_BATCH_BYTES}
+        )
+    try:
+        documents = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except UnicodeDecodeError as exc:
+        raise MalformedDocument(_("The body is not UTF-8 text.")) from exc
+    except (ValueError, RecursionError) as exc:
+        raise MalformedDocument(
+            _("The body is not valid JSON: %(reason)s") % {"reason": exc}
+        ) from exc
+    if not isinstance(documents, list) or not documents:
+        raise MalformedDocument(
+            _("A batch is a JSON array of match records, each naming its match."),
+            code="invalid_type",
+        )
+    if len(documents) > MAX_BATCH_RECORDS:
+        raise MalformedDocument(
+            _("A batch holds at most %(limit)d records; this one has %(n)d.")
+            % {"limit": MAX_BATCH_RECORDS, "n": len(documents)},
+            code="too_many_records",
+        )
+    return documents
+
+
+def match_named(document) -> int | None:
+    """The match id a batch's document names in its ``match`` field, if it names one."""
+    if not isinstance(document, dict):
+        return None
+    named = document.get(MATCH_FIELD)
+    if isinstance(named, bool):
+        return None
+    if isinstance(named, int):
+        return named if 0 < named < 2**31 else None
+    if isinstance(named, str) and named.isascii() and named.isdigit() and len(named) < 10:
+        return int(named)
+    return None
+
+
 # A NUL in any string of a document: ``json.dumps`` writes it ``\u0000``, after an even number
 # of backslashes (an odd number would make the backslash part of an escaped ``\\``).
 _NUL_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 
 
-def _check_storable_text(document) -> None:
+def _check_storable_text(document) -> int:
     """Refuse text that cannot be hashed as UTF-8 nor stored: a NUL (PostgreSQL's JSONB refuses
-    it) or a lone surrogate (``"\\ud800"`` is valid JSON but no Unicode character).
+    it) or a lone surrogate (``"\\ud800"`` is valid JSON but no Unicode character). Returns the
+    size of the document's JSON text in bytes (what the per-match cap counts).
 
     Checked on the document's JSON text (one pass in C) rather than string by string: a record
     holds thousands of strings, and the walk cost more than the rest of a submission.
@@ -141,7 +195,7 @@ def _check_storable_text(document) -> None:
             code="nul_character",
         )
     try:
-        text.encode("utf-8")
+        return len(text.encode("utf-8"))
     except UnicodeEncodeError as exc:
         raise MalformedDocument(
             _("The record contains an unpaired surrogate (%(text)s), which is not text.")
@@ -162,29 +216,9 @@ class OctetLength(Func):
         )
 
 
-@dataclass(frozen=True)
-class StoredRecords:
-    """What a match keeps of its records, read in one query: how many versions, their JSON
-    text's size in bytes, the last version number, and the version with a given hash."""
-
-    count: int
-    size: int
-    last_version: int
-    same_id: int | None
-
-
-def stored_records(match: Match, digest: str = "") -> StoredRecords:
-    row = Submission.objects.filter(match=match).aggregate(
-        n=Count("pk"),
-        size=Coalesce(Sum(OctetLength(Cast("document", TextField()))), 0),
-        last=Coalesce(Max("version"), 0),
-        same=Max(Case(When(content_hash=digest, then="pk"))),
-    )
-    return StoredRecords(row["n"], row["size"], row["last"], row["same"])
-
-
-def _check_match_caps(stored: StoredRecords, document: dict) -> None:
-    """Refuse a new version beyond the per-match caps (versions: 429, total size: 413)."""
+def _check_match_caps(stored: "StoredRecords", size: int) -> None:
+    """Refuse a new version of ``size`` bytes beyond the per-match caps (versions: 429, total
+    size: 413)."""
     if stored.count >= MAX_VERSIONS_PER_MATCH:
         raise TooManyVersions(
             _(
@@ -193,7 +227,6 @@ def _check_match_caps(stored: StoredRecords, document: dict) -> None:
             )
             % {"n": stored.count}
         )
-    size = len(json.dumps(document, ensure_ascii=False).encode())
     if stored.size + size > MAX_BYTES_PER_MATCH:
         raise RecordTooLarge(
             _(
@@ -203,6 +236,54 @@ def _check_match_caps(stored: StoredRecords, document: dict) -> None:
             % {"size": stored.size + size, "limit": MAX_BYTES_PER_MATCH},
             code="match_records_too_large",
         )
+
+
+@dataclass
+class StoredRecords:
+    """What a match keeps of its records (read under its lock, then kept up to date while a
+    batch adds to it): how many versions, their JSON text's size in bytes, the last version
+    number, and the submission ids of the hashes looked for."""
+
+    count: int = 0
+    size: int = 0
+    last_version: int = 0
+    same: dict[str, int] = field(default_factory=dict)
+
+
+def stored_records(wanted: dict[int, set[str]]) -> dict[int, StoredRecords]:
+    """What the matches ``wanted`` (match id: the hashes looked for) hold, read under their
+    locks: one grouped query, and one more only for a match sent several records at once."""
+    several = {mid for mid, digests in wanted.items() if len(digests) > 1}
+    same_hash = Q()
+    for mid, digests in wanted.items():
+        if len(digests) == 1:
+            same_hash |= Q(match_id=mid, content_hash=next(iter(digests)))
+    aggregates = {
+        "n": Count("pk"),
+        "size": Coalesce(Sum(OctetLength(Cast("document", TextField()))), 0),
+        "last": Coalesce(Max("version"), 0),
+    }
+    if same_hash:
+        aggregates["same"] = Max(Case(When(same_hash, then="pk")))
+    tallies = {mid: StoredRecords() for mid in wanted}
+    rows = (
+        Submission.objects.filter(match_id__in=wanted)
+        .values("match_id")
+        .order_by()
+        .annotate(**aggregates)
+    )
+    for row in rows:
+        tally = tallies[row["match_id"]]
+        tally.count, tally.size, tally.last_version = row["n"], row["size"], row["last"]
+        if row.get("same") is not None:
+            tally.same[next(iter(wanted[row["match_id"]]))] = row["same"]
+    if several:
+        hashes = set().union(*(wanted[mid] for mid in several))
+        for mid, digest, pk in Submission.objects.filter(
+            match_id__in=several, content_hash__in=hashes
+        ).values_list("match_id", "content_hash", "pk"):
+            tallies[mid].same[digest] = pk
+    return tallies
 
 
 def _reject_constant(name):
@@ -262,8 +343,11 @@ def effective_options(variant: str, options: dict | None) -> dict:
     }
 
 
-def check_record_fits(match: Match, document: dict) -> None:
-    """Raise unless ``document`` is a readable record that can be ``match``'s record."""
+def check_record_fits(match: Match, document: dict, by_ident=None) -> None:
+    """Raise unless ``document`` is a readable record that can be ``match``'s record.
+
+    ``by_ident``: the seat names' lines (``seat_lines``) when the caller read them for a batch.
+    """
     claimed = document.get(MATCH_FIELD)
     if claimed is not None and str(claimed) != str(match.pk):
         raise RecordMismatch(
@@ -329,24 +413,28 @@ def check_record_fits(match: Match, document: dict) -> None:
             code="knockout_mismatch",
             field="knockout",
         )
-    _check_players(match, tournament, seats)
+    if by_ident is None:
+        by_ident = seat_lines(tournament, _seat_idents(seats), [match.home_id, match.away_id])
+    _check_players(match, seats, by_ident)
 
 
-def _check_players(match, tournament, seats):
-    """Seats naming players of this tournament must name this match's lines, side by side.
+def _seat_idents(seats) -> set[str]:
+    return {str(seat) for seat in seats} - {"", "None"}
 
-    Platforms may use their own nicknames; a seat that names no player of the tournament is
-    accepted. One that names a player of another line is a record for another match.
+
+def seat_lines(tournament, idents: set[str], line_ids) -> dict[str, set[int]]:
+    """The lines of the players that ``idents`` (seat names) can name: players of
+    ``tournament``'s lines or of the lines ``line_ids``, by name, federation id or username.
+
+    One query, whatever the size of the tournament; a batch of records reads it once.
     """
-    # Only the players a seat can name: a few rows whatever the size of the tournament.
-    idents = {str(seat) for seat in seats} - {"", "None"}
+    if not idents:
+        return {}
     players = (
         Player.objects.filter(
             Q(name__in=idents) | Q(federation_id__in=idents) | Q(user__username__in=idents)
         )
-        .filter(
-            Q(lines__entries__tournament=tournament) | Q(lines__in=[match.home_id, match.away_id])
-        )
+        .filter(Q(lines__entries__tournament=tournament) | Q(lines__in=list(line_ids)))
         .values_list("name", "federation_id", "user__username", "lines")
     )
     by_ident: dict[str, set[int]] = {}
@@ -354,6 +442,15 @@ def _check_players(match, tournament, seats):
         # Not the numeric player id: platforms often number their seats "1", "2".
         for ident in {name, fed, username} - {None, ""}:
             by_ident.setdefault(ident, set()).add(line)
+    return by_ident
+
+
+def _check_players(match, seats, by_ident: dict[str, set[int]]) -> None:
+    """Seats naming players of this tournament must name this match's lines, side by side.
+
+    Platforms may use their own nicknames; a seat that names no player of the tournament is
+    accepted. One that names a player of another line is a record for another match.
+    """
     sides = [match.home_id, match.away_id]
     for index, seat in enumerate(seats):
         lines = by_ident.get(str(seat))
@@ -382,53 +479,169 @@ def submit_record(
     user=None,
     source=Submission.Source.API,
     verify_now: bool = False,
-):
+) -> SubmitResult:
     """Store ``document`` as a new version of ``match``'s record, or return the same one.
 
-    The verification task is enqueued once the transaction commits; ``verify_now`` runs the same
-    verification in the caller's transaction instead, for callers that need the result at once
-    (the demo data builds its knock-out from the group results it has just stored).
-
     Raises a SubmissionError (nothing stored) when the document cannot be this match's record.
+    ``submit_records`` says the rest.
     """
-    _check_storable_text(document)
-    check_record_fits(match, document)
-    # A ``match`` field is an envelope (it says where the record goes), not part of the record:
-    # the record is stored and hashed without it, so API and import submissions dedupe alike.
-    document = record_body(document)
-    digest = content_hash(document)
-    try:
-        with transaction.atomic():
-            # The match row lock numbers versions one at a time and makes the caps exact; one
-            # query then reads the match's versions (count, size, last number, this hash).
-            Match.objects.select_for_update().only("pk").get(pk=match.pk)
-            stored = stored_records(match, digest)
-            if stored.same_id is not None:
-                return SubmitResult(Submission.objects.get(pk=stored.same_id), False)
-            _check_match_caps(stored, document)
-            submission = Submission.objects.create(
-                match=match,
-                version=stored.last_version + 1,
-                document=document,
-                content_hash=digest,
-                submitter=user if user is not None and user.is_authenticated else None,
-                source=source,
-            )
-            if verify_now:
-                run_verification(submission.pk)
-                submission.refresh_from_db()
-            else:
-                # Nothing can have a result version yet: the answer needs no query for it.
-                submission.__dict__["latest_result_version"] = None
-                transaction.on_commit(partial(enqueue_verification, submission.pk))
-    except IntegrityError:
-        # A concurrent identical submission won the race (databases without row locks).
-        existing = Submission.objects.filter(match=match, content_hash=digest).first()
-        if existing is None:
-            raise
-        return SubmitResult(existing, False)
-    logger.info("match %s: stored record version %s (%s)", match.pk, submission.version, source)
-    return SubmitResult(submission, True)
+    outcome = submit_records([(match, document)], user=user, source=source, verify_now=verify_now)
+    if isinstance(outcome[0], SubmissionError):
+        raise outcome[0]
+    return outcome[0]
+
+
+@dataclass
+class _Accepted:
+    index: int
+    match: Match
+    body: dict
+    digest: str
+    size: int
+
+
+def submit_records(
+    entries: list[tuple[Match, dict]],
+    *,
+    user=None,
+    source=Submission.Source.API,
+    verify_now: bool = False,
+) -> list[SubmitResult | SubmissionError]:
+    """Store each ``(match, document)`` as a new version of the match's record, or find the
+    same one already stored: each entry's outcome is its ``SubmitResult``, or the
+    ``SubmissionError`` that refused it (nothing of it stored; the others are not held back).
+
+    The checks run first, outside any transaction (seat names read once per tournament); then
+    one transaction locks the matches, reads what they hold in one query, and stores the new
+    versions in one insert. Verification is enqueued once the transaction commits, one message
+    per batch of records (``enqueue_verifications``); ``verify_now`` runs it in the caller's
+    transaction instead, for callers that need the result at once (the demo data builds its
+    knock-out from the group results it has just stored).
+    """
+    outcomes: list[SubmitResult | SubmissionError | None] = [None] * len(entries)
+    by_ident = _seat_lines_of(entries)
+    accepted: list[_Accepted] = []
+    for index, (match, document) in enumerate(entries):
+        try:
+            if not isinstance(document, dict):
+                raise MalformedDocument(
+                    _("The record must be a JSON object, not %(kind)s.")
+                    % {"kind": type(document).__name__},
+                    code="invalid_type",
+                )
+            # A ``match`` field is an envelope (it says where the record goes), not part of the
+            # record: the record is stored and hashed without it, so API and import
+            # submissions dedupe alike.
+            body = record_body(document)
+            size = _check_storable_text(body)
+            check_record_fits(match, document, by_ident.get(match.round.stage.tournament_id))
+            accepted.append(_Accepted(index, match, body, content_hash(body), size))
+        except SubmissionError as exc:
+            outcomes[index] = exc
+    if accepted:
+        try:
+            with transaction.atomic():
+                stored = _store(accepted, user, source, verify_now)
+        except IntegrityError:
+            # A concurrent submission won a race (databases without row locks): one by one.
+            if len(accepted) > 1:
+                for item in accepted:
+                    outcomes[item.index] = submit_records(
+                        [(item.match, item.body)], user=user, source=source, verify_now=verify_now
+                    )[0]
+                return outcomes  # type: ignore[return-value]
+            item = accepted[0]
+            existing = Submission.objects.filter(match=item.match, content_hash=item.digest).first()
+            if existing is None:
+                raise
+            stored = {item.index: SubmitResult(existing, False)}
+        for index, outcome in stored.items():
+            outcomes[index] = outcome
+    return outcomes  # type: ignore[return-value]
+
+
+def _seat_lines_of(entries) -> dict[int, dict[str, set[int]]]:
+    """``seat_lines`` for each tournament of ``entries`` (tournament id: lookup), one query per
+    tournament for every record of the batch."""
+    wanted: dict[int, tuple] = {}
+    for match, document in entries:
+        seats = record_body(document).get("seats") if isinstance(document, dict) else None
+        if not isinstance(seats, list):
+            continue  # refused as unreadable before the seats are looked at
+        tournament = match.round.stage.tournament
+        _tournament, idents, lines = wanted.setdefault(tournament.pk, (tournament, set(), set()))
+        idents.update(_seat_idents(seats))
+        lines.update(pk for pk in (match.home_id, match.away_id) if pk)
+    return {pk: seat_lines(t, idents, lines) for pk, (t, idents, lines) in wanted.items()}
+
+
+def _store(
+    accepted: list[_Accepted], user, source, verify_now
+) -> dict[int, SubmitResult | SubmissionError]:
+    """The transaction of ``submit_records``: the outcome of each accepted entry, by index."""
+    wanted: dict[int, set[str]] = {}
+    for item in accepted:
+        wanted.setdefault(item.match.pk, set()).add(item.digest)
+    # The match row locks number versions one at a time and make the caps exact.
+    list(
+        Match.objects.select_for_update()
+        .filter(pk__in=wanted)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    stored = stored_records(wanted)
+    submitter = user if user is not None and user.is_authenticated else None
+    outcomes: dict[int, SubmitResult | SubmissionError] = {}
+    new: list[tuple[int, Submission]] = []
+    same_ids: dict[int, int] = {}
+    for item in accepted:
+        held = stored[item.match.pk]
+        if item.digest in held.same:
+            same_ids[item.index] = held.same[item.digest]
+            continue
+        try:
+            _check_match_caps(held, item.size)
+        except SubmissionError as exc:
+            outcomes[item.index] = exc
+            continue
+        held.count += 1
+        held.size += item.size
+        held.last_version += 1
+        submission = Submission(
+            match=item.match,
+            version=held.last_version,
+            document=item.body,
+            content_hash=item.digest,
+            submitter=submitter,
+            source=source,
+        )
+        held.same[item.digest] = -1 - len(new)  # the same record twice in one batch
+        new.append((item.index, submission))
+    created = Submission.objects.bulk_create([submission for _index, submission in new])
+    for (index, _unsaved), submission in zip(new, created, strict=True):
+        outcomes[index] = SubmitResult(submission, True)
+        logger.info(
+            "match %s: stored record version %s (%s)",
+            submission.match_id,
+            submission.version,
+            source,
+        )
+    earlier = {index: created[-1 - pk] for index, pk in same_ids.items() if pk < 0}
+    found = Submission.objects.in_bulk([pk for pk in same_ids.values() if pk > 0])
+    for index, pk in same_ids.items():
+        outcomes[index] = SubmitResult(earlier[index] if pk < 0 else found[pk], False)
+    ids = [submission.pk for submission in created]
+    if verify_now:
+        for submission in created:
+            run_verification(submission.pk)
+            submission.refresh_from_db()
+    else:
+        for submission in created:
+            # Nothing can have a result version yet: the answer needs no query for it.
+            submission.__dict__["latest_result_version"] = None
+        if ids:
+            transaction.on_commit(partial(enqueue_verifications, ids))
+    return outcomes
 
 
 def enqueue_verification(submission_id: int) -> bool:
@@ -446,6 +659,38 @@ def enqueue_verification(submission_id: int) -> bool:
         enqueued_at=timezone.now()
     )
     return True
+
+
+def enqueue_verifications(ids: list[int]) -> None:
+    """Send the verification of records stored together: one message per ``BATCH_SIZE`` of
+    them (its worker verifies them as one batch) rather than one per record. A message that
+    cannot be sent leaves its records pending for the sweep."""
+    from games.tasks import verify_submissions
+
+    if len(ids) == 1:
+        enqueue_verification(ids[0])
+        return
+    for start in range(0, len(ids), BATCH_SIZE):
+        chunk = ids[start : start + BATCH_SIZE]
+        try:
+            verify_submissions.apply_async((chunk,), retry=True, retry_policy=PUBLISH_RETRY)
+        except Exception as exc:  # broker down: kombu/redis raise many kinds
+            if verify_submissions.app.conf.task_always_eager:
+                raise
+            logger.warning("%d submissions: not enqueued (%s); the sweep will", len(chunk), exc)
+            continue
+        Submission.objects.filter(pk__in=chunk, state=Submission.State.PENDING).update(
+            enqueued_at=timezone.now()
+        )
+
+
+def pending_among(ids) -> list[int]:
+    """The submissions of ``ids`` still pending, in id order."""
+    return list(
+        Submission.objects.filter(pk__in=list(ids), state=Submission.State.PENDING)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
 
 
 def stale_pending(older_than_s: float):

@@ -1,5 +1,5 @@
-"""Celery tasks: verify a submission (with the records waiting beside it, in one batch:
-``services.verify_waiting``); sweep up submissions left pending.
+"""Celery tasks: verify a submission, or the records submitted together (each with the records
+waiting beside it, in one batch: ``services.verify_waiting``); sweep up submissions left pending.
 
 Delivery is at-least-once (``acks_late`` and ``reject_on_worker_lost`` in the settings and
 here): a task can run twice, so ``services.run_verification`` does nothing for a submission
@@ -34,41 +34,69 @@ VERIFY_SOFT_LIMIT_S = 30
 VERIFY_HARD_LIMIT_S = 45
 
 
-@shared_task(
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    max_retries=MAX_RETRIES,
-    soft_time_limit=VERIFY_SOFT_LIMIT_S,
-    time_limit=VERIFY_HARD_LIMIT_S,
-    name="games.tasks.verify_submission",
-)
+_VERIFY_OPTIONS = {
+    "bind": True,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "max_retries": MAX_RETRIES,
+    "soft_time_limit": VERIFY_SOFT_LIMIT_S,
+    "time_limit": VERIFY_HARD_LIMIT_S,
+}
+
+
+@shared_task(name="games.tasks.verify_submission", **_VERIFY_OPTIONS)
 def verify_submission(self, submission_id: int) -> str:
     """Verify the submission, with the records waiting beside it (``services.verify_waiting``).
 
     Eager runs (the embedded default, most tests) verify the one record alone, as before."""
+    state = _verify(self, submission_id)
+    if state == "claimed":
+        # Another worker's batch holds it: look again shortly, so it is not left to the
+        # sweep should that worker die.
+        _look_again(verify_submission, submission_id)
+    return state
+
+
+@shared_task(name="games.tasks.verify_submissions", **_VERIFY_OPTIONS)
+def verify_submissions(self, submission_ids: list[int]) -> dict[int, str]:
+    """Verify records submitted together (one message for a batch of them): each one still
+    pending leads a batch (``verify_submission``'s work) until none is left. A retry sends the
+    same list again; the records already final are passed over."""
+    states: dict[int, str] = {}
+    todo = services.pending_among(submission_ids)
+    while todo:
+        lead = todo[0]
+        states[lead] = _verify(self, lead)
+        todo = services.pending_among(todo[1:])
+    held = [pk for pk, state in states.items() if state == "claimed"]
+    if held:
+        _look_again(verify_submissions, held)
+    return states
+
+
+def _look_again(task, argument) -> None:
     try:
-        if self.request.is_eager or not services.batching_available():
+        task.apply_async((argument,), countdown=1)
+    except Exception as exc:  # broker down: the sweep will find it if still pending
+        logger.warning("submission %s: could not look again (%s)", argument, exc)
+
+
+def _verify(task, submission_id: int) -> str:
+    """One record and the batch it leads, with the retries and limits of a verification task."""
+    try:
+        if task.request.is_eager or not services.batching_available():
             return services.run_verification(submission_id)
-        state = services.verify_waiting(submission_id, too_slow=SoftTimeLimitExceeded)
-        if state == "claimed":
-            # Another worker's batch holds it: look again shortly, so it is not left to the
-            # sweep should that worker die.
-            try:
-                verify_submission.apply_async((submission_id,), countdown=1)
-            except Exception as exc:  # broker down: the sweep will find it if still pending
-                logger.warning("submission %s: could not look again (%s)", submission_id, exc)
-        return state
+        return services.verify_waiting(submission_id, too_slow=SoftTimeLimitExceeded)
     except TRANSIENT_ERRORS as exc:
-        if self.request.retries >= self.max_retries:
+        if task.request.retries >= task.max_retries:
             logger.error("submission %s: giving up after %s retries", submission_id, exc)
             _mark_error(submission_id, f"{type(exc).__name__}: {exc}")
             return "error"
         with contextlib.suppress(DatabaseError):
             services.uncount_attempt(submission_id)
-        countdown = min(2**self.request.retries, 60)
+        countdown = min(2**task.request.retries, 60)
         logger.warning("submission %s: %s; retrying in %ss", submission_id, exc, countdown)
-        raise self.retry(exc=exc, countdown=countdown) from exc
+        raise task.retry(exc=exc, countdown=countdown) from exc
     except SoftTimeLimitExceeded:
         logger.error("submission %s: verification over %ss", submission_id, VERIFY_SOFT_LIMIT_S)
         _mark_error(submission_id, services.slow_reason())

@@ -14,5 +14,6 @@ urlpatterns = [
         views.MatchRecordsView.as_view(),
         name="match-records",
     ),
+    path("records/", views.RecordBatchView.as_view(), name="record-batch"),
     *router.urls,
 ]

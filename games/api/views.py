@@ -1,4 +1,5 @@
-"""Submission endpoints: ``POST /api/v1/matches/{id}/records/`` and ``/api/v1/submissions/``.
+"""Submission endpoints: ``POST /api/v1/matches/{id}/records/``, ``POST /api/v1/records/`` (a
+batch of records, each naming its match) and ``/api/v1/submissions/``.
 
 The view only authenticates, authorizes, caps the body size and hands the bytes to
 ``games.services``; every refusal there is a SubmissionError with its own status and code.
@@ -20,11 +21,11 @@ from games import services
 from games.api.filters import SubmissionFilter
 from games.api.schema import RECORD_REF
 from games.api.serializers import SubmissionDocumentSerializer, SubmissionSerializer
-from games.exceptions import RecordTooLarge
+from games.exceptions import MalformedDocument, RecordTooLarge, SubmissionError
 from games.models import Submission
 from tournaments import access
 from tournaments.access import Action
-from tournaments.api.errors import ApiErrorsMixin
+from tournaments.api.errors import ApiErrorsMixin, error_body
 from tournaments.api.permissions import can_submit, is_organizer, visible_tournaments
 from tournaments.models import LineMember, Match
 
@@ -41,6 +42,25 @@ ERROR_BODY = {
                 "field": {"type": "string", "nullable": True},
             },
             "required": ["code", "message", "field"],
+        }
+    },
+}
+
+BATCH_BODY = {
+    "type": "object",
+    "properties": {
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "index": {"type": "integer"},
+                    "status": {"type": "integer"},
+                    "submission": {"$ref": "#/components/schemas/Submission"},
+                    "error": ERROR_BODY["properties"]["error"],
+                },
+                "required": ["index", "status"],
+            },
         }
     },
 }
@@ -150,6 +170,113 @@ class MatchRecordsView(ApiErrorsMixin, GenericAPIView):
         page = self.paginate_queryset(queryset)
         data = SubmissionSerializer(page, many=True, context={"request": request}).data
         return self.get_paginated_response(data)
+
+
+def _match_or_refusal(user, match):
+    """None when ``user`` may submit ``match``'s record, else the refusal (as the one-record
+    endpoint answers it: 403 to whoever sees the tournament, 404 to anyone else)."""
+    if match is not None and can_submit(user, match):
+        return None
+    if match is not None and (
+        visible_tournaments(user).filter(pk=match.round.stage.tournament_id).exists()
+    ):
+        return PermissionDenied(
+            _(
+                "Only the tournament's organizers, referees and this match's players may "
+                "submit its record."
+            )
+        )
+    return NotFound(_("No such match."))
+
+
+def _refusal_item(index, exc) -> dict:
+    if isinstance(exc, SubmissionError):
+        return {"index": index, "status": exc.status, "error": exc.as_dict()}
+    code = exc.default_code
+    return {"index": index, "status": exc.status_code, **error_body(code, exc.detail)}
+
+
+class RecordBatchView(ApiErrorsMixin, GenericAPIView):
+    """Submit many matches' records in one request (an online platform's finished games)."""
+
+    permission_classes = [permissions.IsAuthenticated]
+    serializer_class = SubmissionSerializer
+    filterset_class = None
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "record-batch"
+
+    @extend_schema(
+        operation_id="records_batch_create",
+        request={
+            "application/json": {
+                "type": "array",
+                "items": RECORD_REF,
+                "maxItems": services.MAX_BATCH_RECORDS,
+            }
+        },
+        responses={
+            207: OpenApiResponse(
+                BATCH_BODY,
+                description="One outcome per record, in order: its status (202 stored, 200 the "
+                "same record again, or the one-record endpoint's 4xx) with the submission or "
+                "the error.",
+            ),
+            400: OpenApiResponse(ERROR_BODY, description="Not a JSON array of records."),
+            401: OpenApiResponse(ERROR_BODY),
+            413: OpenApiResponse(ERROR_BODY, description="Larger than the batch limit."),
+        },
+        description=(
+            "A JSON array of match records, each naming its match in a `match` field (at most "
+            f"{services.MAX_BATCH_RECORDS}). Each record is checked, stored and verified as "
+            "`POST /matches/{id}/records/` would; a refused record does not hold back the "
+            "others, and nothing of it is stored."
+        ),
+    )
+    def post(self, request):
+        length = request.META.get("CONTENT_LENGTH") or "0"
+        if length.isdigit() and int(length) > services.MAX_BATCH_BYTES:
+            raise RecordTooLarge(
+                _("The batch is %(size)s bytes; the limit is %(limit)d bytes.")
+                % {"size": length, "limit": services.MAX_BATCH_BYTES}
+            )
+        documents = services.decode_batch(request.body)
+        wanted = [services.match_named(document) for document in documents]
+        matches = Match.objects.select_related("round__stage__tournament", "home", "away").in_bulk(
+            {pk for pk in wanted if pk is not None}
+        )
+        items: list = [None] * len(documents)
+        entries, places = [], []
+        for index, (document, pk) in enumerate(zip(documents, wanted, strict=True)):
+            refusal = None
+            if not isinstance(document, dict):
+                refusal = MalformedDocument(
+                    _("The record must be a JSON object, not %(kind)s.")
+                    % {"kind": type(document).__name__},
+                    code="invalid_type",
+                    field=f"[{index}]",
+                )
+            elif pk is None:
+                refusal = MalformedDocument(
+                    _('Each record of a batch names its match in a "match" field.'),
+                    code="no_match",
+                    field=f"[{index}].match",
+                )
+            else:
+                refusal = _match_or_refusal(request.user, matches.get(pk))
+            if refusal is not None:
+                items[index] = _refusal_item(index, refusal)
+                continue
+            entries.append((matches[pk], document))
+            places.append(index)
+        outcomes = services.submit_records(entries, user=request.user)
+        for index, outcome in zip(places, outcomes, strict=True):
+            if isinstance(outcome, SubmissionError):
+                items[index] = _refusal_item(index, outcome)
+                continue
+            data = SubmissionSerializer(outcome.submission, context={"request": request}).data
+            code = status.HTTP_202_ACCEPTED if outcome.created else status.HTTP_200_OK
+            items[index] = {"index": index, "status": code, "submission": data}
+        return Response({"results": items}, status=status.HTTP_207_MULTI_STATUS)
 
 
 class SubmissionViewSet(ApiErrorsMixin, viewsets.ReadOnlyModelViewSet):

@@ -199,6 +199,6 @@ def test_bytes_per_match_count_bytes_not_characters():
     Submission.objects.create(
         match=match, version=1, document=document, content_hash="x" * 64, submitter=organizer
     )
-    stored = services.stored_records(match)
+    stored = services.stored_records({match.pk: set()})[match.pk]
     assert stored.count == 1
     assert stored.size >= len(json.dumps(document, ensure_ascii=False).encode())

@@ -1,0 +1,219 @@
+"""POST /api/v1/records/: many matches' records in one request, each with its own outcome."""
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from games import services
+from games.models import Submission
+from tests.api import factories
+from tests.api.conftest import client_for
+
+pytestmark = pytest.mark.django_db
+
+URL = "/api/v1/records/"
+
+
+def post(client, body):
+    if not isinstance(body, str | bytes):
+        body = json.dumps(body)
+    return client.post(URL, data=body, content_type="application/json")
+
+
+def named(match, document):
+    return {**document, "match": match.pk}
+
+
+def test_the_route_is_named():
+    assert reverse("record-batch") == URL
+
+
+def test_each_record_is_stored_and_verified_with_its_own_answer(
+    tournament, organizer, django_capture_on_commit_callbacks
+):
+    matches = factories.matches(tournament)
+    records = [factories.record(tournament, seed=seed) for seed in range(3)]
+    with django_capture_on_commit_callbacks(execute=True):
+        response = post(
+            client_for(organizer, token=True),
+            [named(m, r) for m, r in zip(matches, records, strict=True)],
+        )
+    assert response.status_code == 207, response.content
+    results = response.json()["results"]
+    assert [item["index"] for item in results] == [0, 1, 2]
+    assert {item["status"] for item in results} == {202}
+    assert [item["submission"]["match"] for item in results] == [m.pk for m in matches]
+    for match, item in zip(matches, results, strict=True):
+        submission = Submission.objects.get(pk=item["submission"]["id"])
+        assert submission.match == match
+        assert submission.state == Submission.State.VERIFIED  # eager verification in tests
+        assert "match" not in submission.document  # the envelope is not part of the record
+        assert submission.content_hash == services.content_hash(
+            services.record_body(named(match, records[matches.index(match)]))
+        )
+
+
+def test_a_refused_record_holds_back_nothing_else(tournament, organizer):
+    """Each refusal has the one-record endpoint's status and error body; the rest is stored."""
+    matches = factories.matches(tournament)
+    other = factories.tournament(lines=2)  # not the organizer's, not public
+    other.is_public = False
+    other.save(update_fields=["is_public"])
+    foreign = factories.matches(other)[0]
+    good = named(matches[0], factories.record(tournament, seed=1))
+    unreadable = named(matches[1], {"schema": "scopa-match/1", "variant": "scopa"})
+    wrong_variant = named(matches[2], factories.record(tournament, seed=2, knockout=True))
+    body = [
+        good,
+        unreadable,
+        {"schema": "scopa-match/1"},  # no match named
+        named(foreign, factories.record(other, seed=3)),
+        {"match": 10**8, **factories.record(tournament, seed=4)},
+        wrong_variant,
+        "not an object",
+    ]
+    response = post(client_for(organizer, token=True), body)
+    assert response.status_code == 207, response.content
+    results = response.json()["results"]
+    statuses = [item["status"] for item in results]
+    assert statuses == [202, 400, 400, 404, 404, 422, 400]
+    codes = [item.get("error", {}).get("code") for item in results]
+    assert codes[1] and codes[2] == "no_match" and codes[5] == "knockout_mismatch"
+    assert codes[6] == "invalid_type"
+    assert all(item["error"]["message"] for item in results[1:])
+    assert Submission.objects.count() == 1
+    assert Submission.objects.get().match == matches[0]
+
+
+def test_a_match_the_user_may_see_but_not_submit_is_403(tournament, organizer):
+    """A player may submit their own match's record, not another match of the tournament."""
+    tournament.is_public = True
+    tournament.save(update_fields=["is_public"])
+    own, *others = factories.matches(tournament)
+    player = factories.players_user(own.home)
+    theirs = next(m for m in others if own.home_id not in (m.home_id, m.away_id))
+    response = post(
+        client_for(player, token=True),
+        [
+            named(own, factories.record(tournament, seed=1)),
+            named(theirs, factories.record(tournament, seed=2)),
+        ],
+    )
+    assert [item["status"] for item in response.json()["results"]] == [202, 403]
+    assert response.json()["results"][1]["error"]["code"] == "permission_denied"
+    assert Submission.objects.get().match == own
+
+
+def test_the_same_record_again_is_200_and_versions_follow_in_order(tournament, organizer):
+    match = factories.matches(tournament)[0]
+    first, second = (named(match, factories.record(tournament, seed=s)) for s in (1, 2))
+    client = client_for(organizer, token=True)
+    assert post(client, [first]).json()["results"][0]["status"] == 202
+    results = post(client, [first, second, second]).json()["results"]
+    assert [item["status"] for item in results] == [200, 202, 200]
+    assert [item["submission"]["version"] for item in results] == [1, 2, 2]
+    assert results[1]["submission"]["id"] == results[2]["submission"]["id"]
+    assert list(
+        Submission.objects.filter(match=match).values_list("version", flat=True).order_by("version")
+    ) == [1, 2]
+
+
+def test_the_per_match_caps_count_the_records_of_the_batch_itself(
+    tournament, organizer, monkeypatch
+):
+    monkeypatch.setattr(services, "MAX_VERSIONS_PER_MATCH", 2)
+    match = factories.matches(tournament)[0]
+    body = [named(match, factories.record(tournament, seed=s)) for s in (1, 2, 3)]
+    results = post(client_for(organizer, token=True), body).json()["results"]
+    assert [item["status"] for item in results] == [202, 202, 429]
+    assert results[2]["error"]["code"] == "too_many_versions"
+    assert Submission.objects.filter(match=match).count() == 2
+
+
+@pytest.mark.parametrize(
+    "body, status, code",
+    [
+        ("{}", 400, "invalid_type"),
+        ("[]", 400, "invalid_type"),
+        ("[1, 2", 400, "malformed_json"),
+        (b"\xff[]", 400, "malformed_json"),
+    ],
+)
+def test_a_body_that_is_not_a_batch_is_refused_whole(organizer, body, status, code):
+    response = post(client_for(organizer, token=True), body)
+    assert response.status_code == status, response.content
+    assert response.json()["error"]["code"] == code
+
+
+def test_a_batch_holds_a_bounded_number_of_records(tournament, organizer, monkeypatch):
+    monkeypatch.setattr(services, "MAX_BATCH_RECORDS", 2)
+    match = factories.matches(tournament)[0]
+    body = [named(match, factories.record(tournament, seed=s)) for s in (1, 2, 3)]
+    response = post(client_for(organizer, token=True), body)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "too_many_records"
+    assert Submission.objects.count() == 0
+
+
+def test_a_batch_over_the_size_limit_is_413(tournament, organizer, monkeypatch):
+    monkeypatch.setattr(services, "MAX_BATCH_BYTES", 1000)
+    match = factories.matches(tournament)[0]
+    response = post(client_for(organizer, token=True), [named(match, factories.record(tournament))])
+    assert response.status_code == 413
+    assert Submission.objects.count() == 0
+
+
+def test_anonymous_cannot_submit_a_batch(tournament):
+    match = factories.matches(tournament)[0]
+    response = post(client_for(), [named(match, factories.record(tournament))])
+    assert response.status_code == 401
+    assert Submission.objects.count() == 0
+
+
+def test_a_batch_costs_the_same_queries_whatever_its_size(django_capture_on_commit_callbacks):
+    """The checks read seat names once per tournament, the store locks and reads the matches in
+    one query each and inserts in one: ten records cost what two do."""
+    organizer = factories.user("organizer-q", is_staff=True)
+    tournament = factories.tournament(lines=7, organizer=organizer)
+    matches = factories.matches(tournament)
+    client = client_for(organizer, token=True)
+
+    def queries(chosen, seed):
+        body = [named(m, factories.record(tournament, seed=seed + i)) for i, m in enumerate(chosen)]
+        with (
+            CaptureQueriesContext(connection) as captured,
+            django_capture_on_commit_callbacks(execute=False),
+        ):
+            response = post(client, body)
+        assert {item["status"] for item in response.json()["results"]} == {202}
+        return len(captured)
+
+    assert queries(matches[:2], 100) == queries(matches[2:12], 200)
+
+
+def test_records_submitted_together_go_to_the_broker_as_one_message_per_batch(
+    tournament, organizer, django_capture_on_commit_callbacks, monkeypatch
+):
+    """One message per BATCH_SIZE records, each naming its records (eager here: the message runs
+    in-process, and every record of it ends verified)."""
+    from games import tasks
+
+    monkeypatch.setattr(services, "BATCH_SIZE", 2)
+    sent = []
+    original = tasks.verify_submissions.apply_async
+
+    def count(args, **kwargs):
+        sent.append(list(args[0]))
+        return original(args, **kwargs)
+
+    monkeypatch.setattr(tasks.verify_submissions, "apply_async", count)
+    matches = factories.matches(tournament)
+    body = [named(m, factories.record(tournament, seed=i)) for i, m in enumerate(matches)]
+    with django_capture_on_commit_callbacks(execute=True):
+        results = post(client_for(organizer, token=True), body).json()["results"]
+    ids = [item["submission"]["id"] for item in results]
+    assert sent == [ids[:2], ids[2:]]
+    assert set(Submission.objects.values_list("state", flat=True)) == {"verified"}
