@@ -28,6 +28,25 @@ def submit_all(tournament, organizer, seed_base=0, matches=None):
     return ids
 
 
+def submit_batches(tournament, organizer, seed_base=0, size=50):
+    """Post a record for each match of the tournament over the API, ``size`` records a request
+    (``POST /api/v1/records/``): one verification message per batch."""
+    client = client_for(organizer, token=True)
+    matches = factories.matches(tournament)
+    ids = []
+    for start in range(0, len(matches), size):
+        body = [
+            {**factories.record(tournament, seed=seed_base + start + i), "match": match.pk}
+            for i, match in enumerate(matches[start : start + size])
+        ]
+        response = client.post("/api/v1/records/", data=body, format="json")
+        assert response.status_code == 207, response.content
+        results = response.json()["results"]
+        assert {item["status"] for item in results} == {202}, results
+        ids += [item["submission"]["id"] for item in results]
+    return ids
+
+
 def wait_until_final(ids, workers, timeout=90):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -472,5 +472,9 @@ def unthrottled_submissions(monkeypatch):
     (docs/security.md) is lifted here; tests/security checks it."""
     from rest_framework.throttling import SimpleRateThrottle
 
-    rates = {**SimpleRateThrottle.THROTTLE_RATES, "record-submission": None}
+    rates = {
+        **SimpleRateThrottle.THROTTLE_RATES,
+        "record-submission": None,
+        "record-batch": None,
+    }
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)

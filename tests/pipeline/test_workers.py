@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from django.db import transaction
 
 from games.models import Submission
 from tests.api import factories
@@ -21,6 +22,7 @@ from tests.pipeline.checks import (
     pause_mid_run,
     submit_all,
     submit_at_once,
+    submit_batches,
     wait_until_final,
 )
 from tests.pipeline.conftest import BOTH_BROKERS, SKIP_REASON
@@ -83,6 +85,39 @@ def test_hundreds_of_records_all_verified_and_standings_right(workers, db):
         assert +got == +want, row.line
     vps = [row.vp for row in table]
     assert vps == sorted(vps, reverse=True)
+
+
+@BOTH_BROKERS
+def test_records_sent_in_batches_are_each_verified_and_rated_once(workers, broker, db):
+    """One message per batch of records (``verify_submissions``), two workers taking them."""
+    organizer = factories.user("pipeline-batch", is_staff=True)
+    tournament = factories.tournament(lines=14, organizer=organizer)  # 91 matches
+    workers.start()
+    workers.start()
+    with transaction.atomic():  # the messages appear together, the workers take them at once
+        ids = submit_batches(tournament, organizer, size=30)
+    assert len(ids) == 91
+    wait_until_final(ids, workers, timeout=90)
+    assert_applied_exactly_once(tournament)
+    assert_rated_exactly_once(tournament, workers)
+
+
+@BOTH_BROKERS
+def test_a_worker_killed_in_a_batch_of_records_loses_nothing(workers, broker, db):
+    """The killed worker's message names its records: redelivered (or swept), it verifies
+    those still pending; none is applied twice."""
+    organizer = factories.user("pipeline-batch-kill", is_staff=True)
+    tournament = factories.tournament(lines=12, organizer=organizer)  # 66 matches
+    doomed = workers.start()
+    workers.start(beat=broker.kind == "redis", sweep_every_s=1, pending_after_s=2)
+    with transaction.atomic():
+        ids = submit_batches(tournament, organizer, seed_base=500, size=11)
+    pause_mid_run(ids, workers)
+    workers.kill(doomed)
+    workers.resume()
+    wait_until_final(ids, workers, timeout=90)
+    assert_applied_exactly_once(tournament)
+    assert_rated_exactly_once(tournament, workers)
 
 
 @BOTH_BROKERS
