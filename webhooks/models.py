@@ -10,6 +10,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.models import Tournament
@@ -97,7 +98,22 @@ class Delivery(models.Model):
         verbose_name = _("webhook delivery")
         verbose_name_plural = _("webhook deliveries")
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["tournament", "-created_at"])]
+        indexes = [
+            models.Index(fields=["tournament", "-created_at"]),
+            # The sweep's two scans (webhooks.services.stuck_deliveries): partial, so they hold
+            # only the unfinished rows, a few among every delivery ever sent; each on the
+            # column (or expression) that scan filters and orders by.
+            models.Index(
+                Coalesce("queued_at", "created_at"),
+                name="delivery_pending_idx",
+                condition=models.Q(status="pending"),
+            ),
+            models.Index(
+                fields=["last_attempt_at"],
+                name="delivery_retrying_idx",
+                condition=models.Q(status="retrying"),
+            ),
+        ]
 
     def __str__(self):
         return f"{self.event} → {self.endpoint_id} ({self.id})"

@@ -358,11 +358,11 @@ def stuck_deliveries(now: datetime | None = None, limit: int = 500) -> list[Deli
     now = now or timezone.now()
     grace = timedelta(seconds=float(settings.WEBHOOK_STUCK_AFTER_S))
     cutoff = now - grace
-    pending = Delivery.objects.filter(
-        Q(queued_at__lt=cutoff) | Q(queued_at__isnull=True, created_at__lt=cutoff),
-        status=Delivery.Status.PENDING,
+    # Last queued, or recorded if never queued: the expression of delivery_pending_idx.
+    pending = Delivery.objects.alias(since=Coalesce("queued_at", "created_at")).filter(
+        status=Delivery.Status.PENDING, since__lt=cutoff
     )
-    found = list(pending.order_by(Coalesce("queued_at", "created_at"))[:limit])
+    found = list(pending.order_by("since")[:limit])
     # The shortest backoff narrows the query; each row's own backoff decides.
     earliest = now - grace - timedelta(seconds=backoff_s(1))
     retrying = Delivery.objects.filter(
