@@ -173,9 +173,12 @@ def _result_deliveries(match_ids: list[int]) -> list[Delivery]:
     deliveries = []
     for match in listened:
         tournament = match.round.stage.tournament
-        event, data = match_payload(match, scores.get(match.pk, []))
-        deliveries += _deliveries(tournament, heard[tournament.pk], event, data)
-    return Delivery.objects.bulk_create(deliveries)
+        try:  # from the rows read above: no query here, the transaction stays usable
+            event, data = match_payload(match, scores.get(match.pk, []))
+            deliveries += _deliveries(tournament, heard[tournament.pk], event, data)
+        except Exception:  # this match's data, not the batch's: the others' events go out
+            logger.exception("webhooks: the event of match %s could not be built; lost", match.pk)
+    return Delivery.objects.bulk_create(deliveries) if deliveries else []
 
 
 def _transition_deliveries(model: type[Stage | Tournament], pk: int, event: str) -> list[Delivery]:

@@ -314,3 +314,43 @@ def test_a_transition_without_endpoints_writes_nothing(
     assert len(_statements(queries, "webhooks_endpoint")) == 2  # the stage's, the tournament's
     assert not _statements(queries, "webhooks_delivery") and not Delivery.objects.exists()
     assert not [c for c in callbacks if getattr(c, "func", None) is services._queue]
+
+# -- a batch with a match whose event cannot be built --------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_match_whose_event_cannot_be_built_costs_only_its_own_event(
+    webhook_settings, django_capture_on_commit_callbacks, caplog
+):
+    """The other matches of the batch are written in the transaction as usual (they all went
+    to the after-commit path, failed there again and were lost); the bad one is logged."""
+    tournament = make_tournament(n_lines=4, stages=[RR])
+    stage = tournament.stages.get()
+    schedule.create_groups(stage, 1)
+    schedule.generate_round_robin(stage)
+    matches = list(Match.objects.filter(round__stage=stage).order_by("pk"))
+    endpoint(tournament, "https://example.org/h")
+    bad = matches[2]
+    real = services.match_payload
+
+    def payload(match, results=None):
+        if match.pk == bad.pk:
+            raise KeyError("a line the payload cannot name")
+        return real(match, results)
+
+    caplog.set_level(logging.ERROR, logger="webhooks.services")
+    with (
+        mock.patch.object(services, "match_payload", payload),
+        django_capture_on_commit_callbacks(execute=False) as callbacks,
+    ):
+        recorded = services.record_results([m.pk for m in matches])
+    written = sorted(json.loads(d.body)["match"]["id"] for d in Delivery.objects.all())
+    assert (
+        written
+        == [m.pk for m in matches if m != bad]
+        == sorted(json.loads(d.body)["match"]["id"] for d in recorded)
+    )
+    assert [getattr(c, "func", None) for c in callbacks] == [services._queue]
+    (logged,) = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert f"match {bad.pk} " in logged.getMessage()
+
