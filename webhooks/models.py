@@ -87,9 +87,10 @@ class Delivery(models.Model):
     last_status_code = models.PositiveSmallIntegerField(_("last HTTP status"), null=True)
     last_error = models.CharField(_("last error"), max_length=500, blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-    # When the delivery was last handed to the broker, empty while it never was (recorded with
-    # its change, the process or the broker failed before the message went out): the sweep
-    # (webhooks.tasks.sweep_stuck) queues it if no attempt followed, so none stays pending.
+    # When the delivery was last handed to the broker (stamped just before, as the claim of
+    # whoever sends it), empty while it never was (recorded with its change, the process or the
+    # broker failed before the message went out): the sweep (webhooks.tasks.sweep_stuck) queues
+    # it if no attempt followed, so none stays pending.
     queued_at = models.DateTimeField(_("queued at"), null=True, blank=True)
     last_attempt_at = models.DateTimeField(_("last attempt"), null=True)
     delivered_at = models.DateTimeField(_("delivered at"), null=True)
