@@ -142,12 +142,6 @@ def _deliveries(tournament, endpoints, event: str, data: dict[str, Any]) -> list
     return deliveries
 
 
-def create_deliveries(tournament: Tournament, event: str, data: dict[str, Any]) -> list[Delivery]:
-    """Write the deliveries of one event, one per endpoint that hears it (not queued)."""
-    deliveries = _deliveries(tournament, endpoints_for(tournament), event, data)
-    return Delivery.objects.bulk_create(deliveries) if deliveries else []
-
-
 def _result_deliveries(match_ids: list[int]) -> list[Delivery]:
     """Write the deliveries of these matches' results as the transaction has them: one query for
     the matches and one per tournament for its endpoints (most have none, and then that is all);
