@@ -10,6 +10,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
 from tournaments.models import Tournament
@@ -86,9 +87,10 @@ class Delivery(models.Model):
     last_status_code = models.PositiveSmallIntegerField(_("last HTTP status"), null=True)
     last_error = models.CharField(_("last error"), max_length=500, blank=True)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
-    # When the delivery was last handed to the broker, empty while it never was (recorded with
-    # its change, the process or the broker failed before the message went out): the sweep
-    # (webhooks.tasks.sweep_stuck) queues it if no attempt followed, so none stays pending.
+    # When the delivery was last handed to the broker (stamped just before, as the claim of
+    # whoever sends it), empty while it never was (recorded with its change, the process or the
+    # broker failed before the message went out): the sweep (webhooks.tasks.sweep_stuck) queues
+    # it if no attempt followed, so none stays pending.
     queued_at = models.DateTimeField(_("queued at"), null=True, blank=True)
     last_attempt_at = models.DateTimeField(_("last attempt"), null=True)
     delivered_at = models.DateTimeField(_("delivered at"), null=True)
@@ -97,7 +99,22 @@ class Delivery(models.Model):
         verbose_name = _("webhook delivery")
         verbose_name_plural = _("webhook deliveries")
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["tournament", "-created_at"])]
+        indexes = [
+            models.Index(fields=["tournament", "-created_at"]),
+            # The sweep's two scans (webhooks.services.stuck_deliveries): partial, so they hold
+            # only the unfinished rows, a few among every delivery ever sent; each on the
+            # column (or expression) that scan filters and orders by.
+            models.Index(
+                Coalesce("queued_at", "created_at"),
+                name="delivery_pending_idx",
+                condition=models.Q(status="pending"),
+            ),
+            models.Index(
+                fields=["last_attempt_at"],
+                name="delivery_retrying_idx",
+                condition=models.Q(status="retrying"),
+            ),
+        ]
 
     def __str__(self):
         return f"{self.event} → {self.endpoint_id} ({self.id})"

@@ -4,7 +4,9 @@ The deliveries of an event are an outbox: they are written in the transaction of
 causes the event (``record_results``, ``record_transition``), so they commit or roll back with
 it, and only handing them to the broker waits for the commit (``enqueue``). A process that dies
 right after the commit, or a broker that refuses the message, leaves them pending with
-``queued_at`` empty; the sweep (``requeue_stuck``) sends them. Nothing here may break the change
+``queued_at`` empty; the sweep (``requeue_stuck``) sends them. Either side claims a delivery
+(stamps ``queued_at``, on the row as it read it) before handing it over, so the queueing after a
+commit and a sweep running meanwhile do not both send it. Nothing here may break the change
 itself: the rows are written in a savepoint of their own, and a failure is logged.
 """
 
@@ -140,12 +142,6 @@ def _deliveries(tournament, endpoints, event: str, data: dict[str, Any]) -> list
     return deliveries
 
 
-def create_deliveries(tournament: Tournament, event: str, data: dict[str, Any]) -> list[Delivery]:
-    """Write the deliveries of one event, one per endpoint that hears it (not queued)."""
-    deliveries = _deliveries(tournament, endpoints_for(tournament), event, data)
-    return Delivery.objects.bulk_create(deliveries) if deliveries else []
-
-
 def _result_deliveries(match_ids: list[int]) -> list[Delivery]:
     """Write the deliveries of these matches' results as the transaction has them: one query for
     the matches and one per tournament for its endpoints (most have none, and then that is all);
@@ -173,9 +169,12 @@ def _result_deliveries(match_ids: list[int]) -> list[Delivery]:
     deliveries = []
     for match in listened:
         tournament = match.round.stage.tournament
-        event, data = match_payload(match, scores.get(match.pk, []))
-        deliveries += _deliveries(tournament, heard[tournament.pk], event, data)
-    return Delivery.objects.bulk_create(deliveries)
+        try:  # from the rows read above: no query here, the transaction stays usable
+            event, data = match_payload(match, scores.get(match.pk, []))
+            deliveries += _deliveries(tournament, heard[tournament.pk], event, data)
+        except Exception:  # this match's data, not the batch's: the others' events go out
+            logger.exception("webhooks: the event of match %s could not be built; lost", match.pk)
+    return Delivery.objects.bulk_create(deliveries) if deliveries else []
 
 
 def _transition_deliveries(model: type[Stage | Tournament], pk: int, event: str) -> list[Delivery]:
@@ -252,24 +251,43 @@ def enqueue(delivery_ids: Iterable[Any]) -> None:
         transaction.on_commit(partial(_queue, ids))
 
 
+def _claim_unqueued(ids: list[str], stamp: datetime) -> list[str]:
+    """Stamp ``queued_at`` on those of these deliveries still pending and never queued, and
+    return them: the only ones the caller may send. The rows are locked while read, skipping
+    any the sweep is claiming, and the sweep claims only with ``queued_at`` as it read it, so a
+    delivery goes to the broker from one side only."""
+    with transaction.atomic():
+        claimed = [
+            str(pk)
+            for pk in Delivery.objects.select_for_update(skip_locked=True)
+            .filter(pk__in=ids, status=Delivery.Status.PENDING, queued_at__isnull=True)
+            .values_list("pk", flat=True)
+        ]
+        if claimed:
+            Delivery.objects.filter(pk__in=claimed).update(queued_at=stamp)
+    return claimed
+
+
 def _queue(ids: list[str]) -> None:
     from webhooks.tasks import deliver
 
-    queued: list[str] = []
-    for delivery_id in ids:
+    stamp = timezone.now()
+    try:
+        claimed = _claim_unqueued(ids, stamp)
+    except Exception:  # the database is gone: they stay unqueued, the sweep sends them
+        logger.exception("webhooks: could not queue deliveries %s; the sweep will", ids)
+        return
+    for number, delivery_id in enumerate(claimed):
         try:
             deliver.delay(delivery_id)
         except Exception:  # a broker outage: the rest would fail alike; the sweep sends them
-            logger.exception(
-                "webhooks: deliveries %s could not be queued; the sweep will", ids[len(queued) :]
-            )
-            break
-        queued.append(delivery_id)
-    if queued:
-        try:
-            Delivery.objects.filter(pk__in=queued).update(queued_at=timezone.now())
-        except Exception:  # only the sweep's clock: it may send them once more, same id
-            logger.exception("webhooks: could not mark deliveries %s queued", queued)
+            unsent = claimed[number:]
+            logger.exception("webhooks: deliveries %s could not be queued; the sweep will", unsent)
+            try:  # never queued after all, as the sweep reads them
+                Delivery.objects.filter(pk__in=unsent, queued_at=stamp).update(queued_at=None)
+            except Exception:  # stamped: the sweep sends them once the grace is over
+                logger.exception("webhooks: could not mark deliveries %s unqueued", unsent)
+            return
 
 
 # -- attempts ---------------------------------------------------------------------------------
@@ -341,10 +359,9 @@ def attempt(delivery_id: str, *, last: bool) -> float | None:
 
 
 def resend(delivery: Delivery) -> None:
-    """Send a delivery again, same id and body (receivers de-duplicate on the id)."""
-    Delivery.objects.filter(pk=delivery.pk).update(
-        status=Delivery.Status.PENDING, queued_at=timezone.now()
-    )
+    """Send a delivery again, same id and body (receivers de-duplicate on the id): pending and
+    unqueued again, so the queueing after the commit (or the sweep) claims it like a new one."""
+    Delivery.objects.filter(pk=delivery.pk).update(status=Delivery.Status.PENDING, queued_at=None)
     enqueue([delivery.pk])
 
 
@@ -358,11 +375,11 @@ def stuck_deliveries(now: datetime | None = None, limit: int = 500) -> list[Deli
     now = now or timezone.now()
     grace = timedelta(seconds=float(settings.WEBHOOK_STUCK_AFTER_S))
     cutoff = now - grace
-    pending = Delivery.objects.filter(
-        Q(queued_at__lt=cutoff) | Q(queued_at__isnull=True, created_at__lt=cutoff),
-        status=Delivery.Status.PENDING,
+    # Last queued, or recorded if never queued: the expression of delivery_pending_idx.
+    pending = Delivery.objects.alias(since=Coalesce("queued_at", "created_at")).filter(
+        status=Delivery.Status.PENDING, since__lt=cutoff
     )
-    found = list(pending.order_by(Coalesce("queued_at", "created_at"))[:limit])
+    found = list(pending.order_by("since")[:limit])
     # The shortest backoff narrows the query; each row's own backoff decides.
     earliest = now - grace - timedelta(seconds=backoff_s(1))
     retrying = Delivery.objects.filter(
@@ -376,6 +393,20 @@ def stuck_deliveries(now: datetime | None = None, limit: int = 500) -> list[Deli
     return found[:limit]
 
 
+def _claim_stuck(delivery: Delivery) -> bool:
+    """Stamp a stuck delivery queued (pending again) if it is still as the sweep read it; a
+    conditional update, so only one of two claimers succeeds."""
+    unchanged = Q(pk=delivery.pk, status=delivery.status, attempts=delivery.attempts)
+    if delivery.queued_at is None:
+        unchanged &= Q(queued_at__isnull=True)
+    else:
+        unchanged &= Q(queued_at=delivery.queued_at)
+    claimed = Delivery.objects.filter(unchanged).update(
+        status=Delivery.Status.PENDING, queued_at=timezone.now()
+    )
+    return claimed == 1
+
+
 def requeue_stuck(now: datetime | None = None, limit: int = 500) -> int:
     """Queue the stuck deliveries again; how many were queued. A retrying delivery keeps its
     count of retries, so the bound of ``WEBHOOK_MAX_ATTEMPTS`` still holds."""
@@ -386,10 +417,11 @@ def requeue_stuck(now: datetime | None = None, limit: int = 500) -> int:
         retries = 0
         if delivery.status == Delivery.Status.RETRYING:
             retries = min(delivery.attempts, int(settings.WEBHOOK_MAX_ATTEMPTS) - 1)
-        # Marked first: an attempt that runs at once then writes the final status after this.
-        Delivery.objects.filter(pk=delivery.pk, status=delivery.status).update(
-            status=Delivery.Status.PENDING, queued_at=timezone.now()
-        )
+        # Claimed first (an attempt that runs at once then writes its status after this), and
+        # only if no one moved it since it was read: the queueing after its commit, another
+        # sweep, an attempt. Those send it, or sent it, themselves.
+        if not _claim_stuck(delivery):
+            continue
         try:
             deliver.apply_async((str(delivery.pk),), retries=retries)
         except Exception:  # the broker is still down: the next sweep tries again

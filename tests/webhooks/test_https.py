@@ -10,7 +10,7 @@ import pytest
 
 from tests.tournaments.conftest import make_tournament
 from webhooks import services
-from webhooks.models import Delivery, Endpoint
+from webhooks.models import Delivery, Endpoint, Event
 
 from .conftest import Receiver
 
@@ -43,7 +43,7 @@ def tls_receiver(tmp_path):
 def _deliver(receiver):
     tournament = make_tournament()
     Endpoint.objects.create(tournament=tournament, url=receiver.url, secret="k")
-    (delivery,) = services.create_deliveries(tournament, "tournament.finished", {})
+    (delivery,) = services.record_transition(tournament, Event.TOURNAMENT_FINISHED)
     services.attempt(str(delivery.pk), last=True)
     delivery.refresh_from_db()
     return delivery

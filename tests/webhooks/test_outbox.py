@@ -314,3 +314,141 @@ def test_a_transition_without_endpoints_writes_nothing(
     assert len(_statements(queries, "webhooks_endpoint")) == 2  # the stage's, the tournament's
     assert not _statements(queries, "webhooks_delivery") and not Delivery.objects.exists()
     assert not [c for c in callbacks if getattr(c, "func", None) is services._queue]
+
+
+# -- a batch with a match whose event cannot be built --------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_match_whose_event_cannot_be_built_costs_only_its_own_event(
+    webhook_settings, django_capture_on_commit_callbacks, caplog
+):
+    """The other matches of the batch are written in the transaction as usual (they all went
+    to the after-commit path, failed there again and were lost); the bad one is logged."""
+    tournament = make_tournament(n_lines=4, stages=[RR])
+    stage = tournament.stages.get()
+    schedule.create_groups(stage, 1)
+    schedule.generate_round_robin(stage)
+    matches = list(Match.objects.filter(round__stage=stage).order_by("pk"))
+    endpoint(tournament, "https://example.org/h")
+    bad = matches[2]
+    real = services.match_payload
+
+    def payload(match, results=None):
+        if match.pk == bad.pk:
+            raise KeyError("a line the payload cannot name")
+        return real(match, results)
+
+    caplog.set_level(logging.ERROR, logger="webhooks.services")
+    with (
+        mock.patch.object(services, "match_payload", payload),
+        django_capture_on_commit_callbacks(execute=False) as callbacks,
+    ):
+        recorded = services.record_results([m.pk for m in matches])
+    written = sorted(json.loads(d.body)["match"]["id"] for d in Delivery.objects.all())
+    assert (
+        written
+        == [m.pk for m in matches if m != bad]
+        == sorted(json.loads(d.body)["match"]["id"] for d in recorded)
+    )
+    assert [getattr(c, "func", None) for c in callbacks] == [services._queue]
+    (logged,) = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert f"match {bad.pk} " in logged.getMessage()
+
+
+# -- one sender per delivery ---------------------------------------------------------------------
+
+
+class Broker:
+    """The messages handed to the broker, each one a worker would send; ``meanwhile``: what
+    happens once, while the next message is being handed over."""
+
+    def __init__(self):
+        self.sent = []
+        self.meanwhile = None
+
+    def take(self, delivery_id, **options):
+        self.sent.append(delivery_id)
+        meanwhile, self.meanwhile = self.meanwhile, None
+        if meanwhile:
+            meanwhile()
+
+
+@pytest.fixture
+def broker(webhook_settings):
+    from webhooks.tasks import deliver
+
+    webhook_settings.WEBHOOK_STUCK_AFTER_S = 300
+    broker = Broker()
+    with (
+        mock.patch.object(deliver, "delay", broker.take),
+        mock.patch.object(deliver, "apply_async", lambda args, **kw: broker.take(*args, **kw)),
+    ):
+        yield broker
+
+
+def _committed_after_a_long_transaction(match, capture, endpoints=1):
+    """A result whose transaction stayed open longer than the grace: its deliveries, committed,
+    are as old as lost ones, and the commit's queueing has not run yet (returned)."""
+    for number in range(endpoints):
+        endpoint(match.round.stage.tournament, f"https://example.org/h{number}")
+    with capture(execute=False) as callbacks:
+        enter(match)
+    Delivery.objects.update(created_at=timezone.now() - timedelta(seconds=301))
+    return callbacks
+
+
+def _run(callbacks):
+    for callback in callbacks:
+        callback()
+
+
+@pytest.mark.django_db
+def test_the_queueing_after_the_commit_leaves_what_the_sweep_sent_meanwhile(
+    broker, django_capture_on_commit_callbacks
+):
+    match = group_match()
+    callbacks = _committed_after_a_long_transaction(match, django_capture_on_commit_callbacks)
+    assert services.requeue_stuck() == 1
+    _run(callbacks)
+    assert broker.sent == [str(Delivery.objects.get().pk)]
+
+
+@pytest.mark.django_db
+def test_a_sweep_while_the_commit_queues_a_delivery_leaves_it(
+    broker, django_capture_on_commit_callbacks
+):
+    """The sweep runs between the message going out and ``queued_at`` being stamped (stamped
+    only after the message, the sweep read it as never queued and sent it again)."""
+    match = group_match()
+    callbacks = _committed_after_a_long_transaction(match, django_capture_on_commit_callbacks)
+    swept = []
+    broker.meanwhile = lambda: swept.append(services.requeue_stuck())
+    _run(callbacks)
+    assert swept == [0] and broker.sent == [str(Delivery.objects.get().pk)]
+
+
+@pytest.mark.django_db
+def test_two_sweeps_at_once_send_each_delivery_once(broker, django_capture_on_commit_callbacks):
+    """A second sweep (beat's next run, the first still going) sends what the first read but
+    has not claimed yet; the first then leaves it."""
+    match = group_match()
+    _committed_after_a_long_transaction(match, django_capture_on_commit_callbacks, endpoints=2)
+    swept = []
+    broker.meanwhile = lambda: swept.append(services.requeue_stuck())
+    assert services.requeue_stuck() == 1 and swept == [1]
+    assert sorted(broker.sent) == sorted(str(d.pk) for d in Delivery.objects.all())
+    assert len(broker.sent) == 2
+
+
+@pytest.mark.django_db
+def test_a_delivery_the_broker_refused_is_left_unqueued_for_the_sweep(
+    broker, django_capture_on_commit_callbacks
+):
+    match = group_match()
+    callbacks = _committed_after_a_long_transaction(match, django_capture_on_commit_callbacks)
+    with mock.patch("webhooks.tasks.deliver.delay", side_effect=ConnectionError("broker down")):
+        _run(callbacks)
+    delivery = Delivery.objects.get()
+    assert delivery.queued_at is None and not broker.sent
+    assert services.requeue_stuck() == 1 and broker.sent == [str(delivery.pk)]

@@ -287,9 +287,7 @@ def test_a_worker_retries_with_the_backoff(webhook_settings, receiver, settings)
     receiver.script = [500, 500]
     match = group_match()
     endpoint(match.round.stage.tournament, receiver.url)
-    (delivery,) = services.create_deliveries(
-        match.round.stage.tournament, "result.in_force", {"match": {"id": match.pk}}
-    )
+    (delivery,) = services.record_results([match.pk])  # queued after a commit that never comes
     with mock.patch.object(deliver, "retry", side_effect=Retry) as retry:
         with pytest.raises(Retry):
             deliver.run(str(delivery.pk))
@@ -343,9 +341,7 @@ def test_the_sweep_picks_up_a_retry_that_never_came(settings):
     settings.WEBHOOK_MAX_ATTEMPTS = 8
     match = group_match()
     endpoint(match.round.stage.tournament, "https://example.org/h")
-    (delivery,) = services.create_deliveries(
-        match.round.stage.tournament, "result.in_force", {"match": {"id": match.pk}}
-    )
+    (delivery,) = services.record_results([match.pk])
     now = timezone.now()
     # Third attempt failed: the next one was due 120 s later.
     Delivery.objects.update(
