@@ -5,6 +5,7 @@ Needs PostgreSQL and a broker (Redis or RabbitMQ):
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/scopa_bench \
     CELERY_BROKER_URL=redis://127.0.0.1:6379/4 \
         .venv/bin/python bench/pipeline.py --records 1000 --workers 2            # burst
+    ... bench/pipeline.py --records 1000 --workers 2 --batch 50                  # in batches
     ... bench/pipeline.py --records 500 --rate 50 --workers 2                    # paced
 
 It creates a throwaway ``test_<name>`` database, a tournament whose group has enough lines for
@@ -12,7 +13,9 @@ It creates a throwaway ``test_<name>`` database, a tournament whose group has en
 record is submitted through ``games.services.submit_record`` (the API's code path without HTTP)
 before any worker runs, so submission is timed on its own; then ``--workers`` worker processes
 (``celery worker -c 1`` each) drain the queue, timed from their start to the last verification.
-Paced: workers run first and records arrive at ``--rate`` per second. Latency is
+With ``--batch N`` the records are submitted N at a time through ``submit_records`` (what
+``POST /api/v1/records/`` calls), one verification message per batch. Paced: workers run first
+and records arrive at ``--rate`` per second. Latency is
 ``verified_at - submitted_at``; submit-to-rated uses the time this script first saw the match's
 ``RatedMatch`` row (polled every 50 ms by a thread of its own from the first submission on; the
 figures before 2026-11-23 evening polled only once every record was submitted, which added the
@@ -170,7 +173,7 @@ def start_up_cpu(db_name, log, settle_s=8.0):
     return seconds
 
 
-def run(n_records, lines, rate, n_workers, db_name, log):
+def run(n_records, lines, rate, n_workers, db_name, log, batch=0):
     from games import services
     from games.models import Submission
     from ratings.models import RatedMatch
@@ -215,7 +218,18 @@ def run(n_records, lines, rate, n_workers, db_name, log):
     watcher = threading.Thread(target=watch_ratings, daemon=True)
     watcher.start()
     t0 = time.perf_counter()
+    if batch:
+        # as a platform posts them (POST /api/v1/records/): one message per batch
+        pairs = list(zip(matches, records, strict=True))
+        for first in range(0, len(pairs), batch):
+            if rate:
+                delay = t0 + first / rate - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+            services.submit_records(pairs[first : first + batch], user=organizer)
     for index, (match, record) in enumerate(zip(matches, records, strict=True)):
+        if batch:
+            break
         if rate:
             delay = t0 + index / rate - time.perf_counter()
             if delay > 0:
@@ -280,6 +294,12 @@ def main():
         help="submissions per second (default: as fast as possible)",
     )
     parser.add_argument("--workers", type=int, default=2, help="worker processes (-c 1 each)")
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=0,
+        help="submit N records at a time, as POST /api/v1/records/ does (0: one by one)",
+    )
     args = parser.parse_args()
     if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
         raise SystemExit("set DATABASE_URL to a PostgreSQL database")
@@ -290,7 +310,9 @@ def main():
     log_path = Path("/tmp") / f"bench-pipeline-worker-{os.getpid()}.log"
     with log_path.open("wb") as log:
         try:
-            result = run(args.records, args.lines, args.rate, args.workers, test_name, log)
+            result = run(
+                args.records, args.lines, args.rate, args.workers, test_name, log, args.batch
+            )
         finally:
             connection.close()
             connection.creation.destroy_test_db(old_name, verbosity=0)

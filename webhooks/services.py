@@ -142,10 +142,27 @@ def _deliveries(tournament, endpoints, event: str, data: dict[str, Any]) -> list
     return deliveries
 
 
+def _anyone_listens(match_ids: list[int]) -> bool:
+    """Whether an active endpoint hears any of these matches' tournaments: two small queries and
+    no model built, since most tournaments have no endpoint (the verification of a batch of
+    records asks this for every group it writes)."""
+    tournaments = set(
+        Match.objects.filter(pk__in=match_ids).values_list(
+            "round__stage__tournament_id", "round__stage__tournament__is_public"
+        )
+    )
+    scope = Q(tournament_id__in={pk for pk, _public in tournaments})
+    if any(public for _pk, public in tournaments):
+        scope |= Q(tournament__isnull=True)
+    return Endpoint.objects.filter(scope, is_active=True).exists()
+
+
 def _result_deliveries(match_ids: list[int]) -> list[Delivery]:
     """Write the deliveries of these matches' results as the transaction has them: one query for
     the matches and one per tournament for its endpoints (most have none, and then that is all);
     with endpoints, one for the score rows and one insert."""
+    if not _anyone_listens(match_ids):
+        return []
     by_id = {
         match.pk: match
         for match in Match.objects.select_related(

@@ -1265,12 +1265,19 @@ def enter_result(match, deals, **kwargs):
 def lock_matches(match_ids) -> dict[int, Match]:
     """Lock several matches in one query, in id order (two batches never deadlock), with the
     rows :func:`apply_verified_result` reads; for ``locked=True`` callers."""
-    rows = (
+    rows = list(
         Match.objects.select_for_update(of=("self",))
-        .select_related("round__stage__tournament__vp_table", "home", "away")
+        .select_related("round", "home", "away")
         .filter(pk__in=sorted(set(match_ids)))
         .order_by("pk")
     )
+    # One stage (with its tournament and VP table) per stage, not one per match: a batch's
+    # matches share a few, and their JSON fields are read once.
+    stages = Stage.objects.select_related("tournament__vp_table").in_bulk(
+        {match.round.stage_id for match in rows}
+    )
+    for match in rows:
+        match.round.stage = stages[match.round.stage_id]
     return {match.pk: match for match in rows}
 
 
