@@ -568,7 +568,22 @@ def submit_records(
             stored = {item.index: SubmitResult(existing, False)}
         for index, outcome in stored.items():
             outcomes[index] = outcome
+        _read_again_if_verified(outcomes, verify_now)
     return outcomes  # type: ignore[return-value]
+
+
+def _read_again_if_verified(outcomes, verify_now) -> None:
+    """Where the commit already ran the verification (the embedded default's eager tasks, outside
+    any outer transaction), answer with the state it reached rather than ``pending``."""
+    from games.tasks import verify_submission
+
+    if verify_now or connection.in_atomic_block or not verify_submission.app.conf.task_always_eager:
+        return
+    created = [o for o in outcomes if isinstance(o, SubmitResult) and o.created]
+    fresh = Submission.objects.in_bulk([o.submission.pk for o in created])
+    for index, outcome in enumerate(outcomes):
+        if isinstance(outcome, SubmitResult) and outcome.submission.pk in fresh and outcome.created:
+            outcomes[index] = SubmitResult(fresh[outcome.submission.pk], True)
 
 
 def _seat_lines_of(entries) -> dict[int, dict[str, set[int]]]:

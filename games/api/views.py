@@ -236,8 +236,8 @@ class RecordBatchView(ApiErrorsMixin, GenericAPIView):
         length = request.META.get("CONTENT_LENGTH") or "0"
         if length.isdigit() and int(length) > services.MAX_BATCH_BYTES:
             raise RecordTooLarge(
-                _("The batch is %(size)s bytes; the limit is %(limit)d bytes.")
-                % {"size": length, "limit": services.MAX_BATCH_BYTES}
+                _("The batch is %(size)d bytes; the limit is %(limit)d bytes.")
+                % {"size": int(length), "limit": services.MAX_BATCH_BYTES}
             )
         documents = services.decode_batch(request.body)
         wanted = [services.match_named(document) for document in documents]

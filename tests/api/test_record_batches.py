@@ -217,3 +217,25 @@ def test_records_submitted_together_go_to_the_broker_as_one_message_per_batch(
     ids = [item["submission"]["id"] for item in results]
     assert sent == [ids[:2], ids[2:]]
     assert set(Submission.objects.values_list("state", flat=True)) == {"verified"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_the_embedded_default_the_answer_gives_the_state_the_verification_reached(
+    tournament, organizer
+):
+    """Eager tasks (no broker) verify at the commit, before the answer is written: it said
+    ``pending`` for a record already verified."""
+    first, second = factories.matches(tournament)[:2]
+    client = client_for(organizer, token=True)
+    one = client.post(
+        reverse("match-records", kwargs={"match_id": first.pk}),
+        data=json.dumps(factories.record(tournament, seed=1)),
+        content_type="application/json",
+    )
+    assert one.status_code == 202
+    assert one.json()["state"] == "verified"
+    assert one.json()["is_standing"]
+    batch = post(client, [named(second, factories.record(tournament, seed=2))])
+    (item,) = batch.json()["results"]
+    assert item["status"] == 202
+    assert item["submission"]["state"] == "verified"
