@@ -396,7 +396,7 @@ def stuck_deliveries(now: datetime | None = None, limit: int = 500) -> list[Deli
     pending = Delivery.objects.alias(since=Coalesce("queued_at", "created_at")).filter(
         status=Delivery.Status.PENDING, since__lt=cutoff
     )
-    found = list(pending.order_by("since")[:limit])
+    found: list[Delivery] = list(pending.order_by("since")[:limit])
     # The shortest backoff narrows the query; each row's own backoff decides.
     earliest = now - grace - timedelta(seconds=backoff_s(1))
     retrying = Delivery.objects.filter(
