@@ -3,10 +3,11 @@ a refused record is refused alone (never a 500 for the whole batch), each record
 one-record endpoint's size limit, and a message of records submitted together within its time."""
 
 import json
+import time
 
 import pytest
 
-from games import services
+from games import services, tasks
 from games.models import Submission
 from tests.api import factories
 from tests.api.conftest import client_for
@@ -72,6 +73,56 @@ def test_each_record_of_a_batch_keeps_the_one_record_size_limit(tournament, orga
     assert [item["status"] for item in results] == [202, 413]
     assert results[1]["error"]["code"] == "too_large"
     assert list(Submission.objects.values_list("match", flat=True)) == [small_match.pk]
+
+
+def pending(tournament, n):
+    """``n`` stored records, not verified (the commit's enqueueing does not run in the test's
+    transaction)."""
+    matches = factories.matches(tournament)[:n]
+    outcomes = services.submit_records(
+        [(match, factories.record(tournament, seed=i)) for i, match in enumerate(matches)]
+    )
+    return [outcome.submission.pk for outcome in outcomes]
+
+
+def test_a_message_of_records_leads_batches_within_its_budget_and_sends_the_rest_again(
+    tournament, monkeypatch
+):
+    """Each batch a lead takes is the oldest records waiting: with a backlog, a message leading
+    batch after batch until all of its own were done ran into the soft time limit (a record
+    under way then ended in error). Past its budget it sends what is left as a new message."""
+    ids = pending(tournament, 3)
+    monkeypatch.setattr(tasks, "BATCHES_BUDGET_S", 0.01, raising=False)
+    verify = tasks._verify
+    led, sent = [], []
+
+    def slow_verify(task, submission_id):
+        led.append(submission_id)
+        time.sleep(0.02)
+        return verify(task, submission_id)
+
+    monkeypatch.setattr(tasks, "_verify", slow_verify)
+    monkeypatch.setattr(
+        tasks.verify_submissions, "apply_async", lambda args, **kw: sent.append(list(args[0]))
+    )
+    tasks.verify_submissions.apply(args=(ids,))
+    assert led == ids[:1]
+    assert sent == [ids[1:]]
+    states = dict(Submission.objects.filter(pk__in=ids).values_list("pk", "state"))
+    assert states == {ids[0]: "verified", ids[1]: "pending", ids[2]: "pending"}
+
+
+def test_a_message_within_its_budget_verifies_all_of_its_records(tournament, monkeypatch):
+    ids = pending(tournament, 3)
+    sent = []
+    monkeypatch.setattr(
+        tasks.verify_submissions, "apply_async", lambda args, **kw: sent.append(list(args[0]))
+    )
+    tasks.verify_submissions.apply(args=(ids,))
+    assert sent == []
+    assert set(Submission.objects.filter(pk__in=ids).values_list("state", flat=True)) == {
+        "verified"
+    }
 
 
 @pytest.mark.parametrize(
