@@ -174,3 +174,20 @@ def test_a_number_too_large_for_json_is_refused_not_a_500(tournament, organizer)
     assert [item["status"] for item in results] == [202, 400]
     assert results[1]["error"]["code"] == "number_out_of_range"
     assert list(Submission.objects.values_list("match", flat=True)) == [second.pk]
+
+
+def test_the_per_match_size_cap_counts_the_records_of_the_batch_itself(
+    tournament, organizer, monkeypatch
+):
+    """Two records of one match fit the cap together, the third does not: 413 for it alone,
+    and the record of another match after it is stored."""
+    match, other = factories.matches(tournament)[:2]
+    records = [factories.record(tournament, seed=s) for s in (1, 2, 3, 4)]
+    sizes = [len(json.dumps(r, ensure_ascii=False).encode()) for r in records]
+    monkeypatch.setattr(services, "MAX_BYTES_PER_MATCH", sizes[0] + sizes[1] + sizes[2] - 1)
+    body = [named(match, r) for r in records[:3]] + [named(other, records[3])]
+    results = post(client_for(organizer, token=True), body).json()["results"]
+    assert [item["status"] for item in results] == [202, 202, 413, 202]
+    assert results[2]["error"]["code"] == "match_records_too_large"
+    assert Submission.objects.filter(match=match).count() == 2
+    assert Submission.objects.filter(match=other).count() == 1
