@@ -178,8 +178,9 @@ def match_named(document) -> int | None:
         return None
     if isinstance(named, int):
         return named if 0 < named < 2**31 else None
+    # Written as the id is ("7", not "007"): ``check_record_fits`` compares the text.
     if isinstance(named, str) and named.isascii() and named.isdigit() and len(named) < 10:
-        return int(named)
+        return int(named) if str(int(named)) == named and int(named) > 0 else None
     return None
 
 
@@ -190,17 +191,23 @@ _NUL_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 
 def _check_storable_text(document) -> int:
     """Refuse text that cannot be hashed as UTF-8 nor stored: a NUL (PostgreSQL's JSONB refuses
-    it) or a lone surrogate (``"\\ud800"`` is valid JSON but no Unicode character). Returns the
-    size of the document's JSON text in bytes (what the per-match cap counts).
+    it), a lone surrogate (``"\\ud800"`` is valid JSON but no Unicode character) or a number
+    read as infinity. Returns the size of the document's JSON text in bytes (what the per-match
+    cap counts).
 
     Checked on the document's JSON text (one pass in C) rather than string by string: a record
     holds thousands of strings, and the walk cost more than the rest of a submission.
     """
     try:
-        text = json.dumps(document, ensure_ascii=False)
+        text = json.dumps(document, ensure_ascii=False, allow_nan=False)
     except RecursionError as exc:  # writing recurses one level deeper than reading did
         raise MalformedDocument(
             _("The record is nested too deeply to be a match record."), code="too_deep"
+        ) from exc
+    except ValueError as exc:  # 1e400 reads as infinity, which JSON (and JSONB) cannot hold
+        raise MalformedDocument(
+            _("The record contains a number too large to be stored."),
+            code="number_out_of_range",
         ) from exc
     if _NUL_ESCAPE.search(text):
         raise MalformedDocument(
@@ -517,6 +524,7 @@ def submit_records(
     user=None,
     source=Submission.Source.API,
     verify_now: bool = False,
+    max_record_bytes: int | None = None,
 ) -> list[SubmitResult | SubmissionError]:
     """Store each ``(match, document)`` as a new version of the match's record, or find the
     same one already stored: each entry's outcome is its ``SubmitResult``, or the
@@ -527,11 +535,11 @@ def submit_records(
     versions in one insert. Verification is enqueued once the transaction commits, one message
     per batch of records (``enqueue_verifications``); ``verify_now`` runs it in the caller's
     transaction instead, for callers that need the result at once (the demo data builds its
-    knock-out from the group results it has just stored).
+    knock-out from the group results it has just stored). ``max_record_bytes``: the size limit
+    of one record's JSON text, for a batch (a lone record's body was measured before).
     """
     outcomes: list[SubmitResult | SubmissionError | None] = [None] * len(entries)
-    by_ident = _seat_lines_of(entries)
-    accepted: list[_Accepted] = []
+    readable: list[tuple[int, Match, dict, dict, int]] = []
     for index, (match, document) in enumerate(entries):
         try:
             if not isinstance(document, dict):
@@ -544,7 +552,22 @@ def submit_records(
             # record: the record is stored and hashed without it, so API and import
             # submissions dedupe alike.
             body = record_body(document)
+            # Before any query: a NUL or a lone surrogate in a seat name cannot be sent to
+            # the database, and the seat names of the whole batch are read in one query.
             size = _check_storable_text(body)
+            if max_record_bytes is not None and size > max_record_bytes:
+                raise RecordTooLarge(
+                    _("The record is %(size)d bytes; the limit is %(limit)d bytes.")
+                    % {"size": size, "limit": max_record_bytes}
+                )
+        except SubmissionError as exc:
+            outcomes[index] = exc
+            continue
+        readable.append((index, match, document, body, size))
+    by_ident = _seat_lines_of([(match, document) for _i, match, document, _b, _s in readable])
+    accepted: list[_Accepted] = []
+    for index, match, document, body, size in readable:
+        try:
             check_record_fits(match, document, by_ident.get(match.round.stage.tournament_id))
             accepted.append(_Accepted(index, match, body, content_hash(body), size))
         except SubmissionError as exc:

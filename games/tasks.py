@@ -10,6 +10,7 @@ transaction with the match row locked.
 import contextlib
 import logging
 import os
+import time
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -32,6 +33,14 @@ def pending_after_s() -> float:
 # the task, the hard limit kills the pool process and counts as a poison attempt).
 VERIFY_SOFT_LIMIT_S = 30
 VERIFY_HARD_LIMIT_S = 45
+
+
+# How long a message of records submitted together goes on leading batches. Each batch its lead
+# takes is the oldest records waiting, not necessarily its own: with many waiting, leading one
+# batch after another for all of its records would reach the soft time limit (the record under
+# way then ends in error, and the hard limit counts a poison attempt against every record of
+# the batch). What is left goes out again as a new message.
+BATCHES_BUDGET_S = VERIFY_SOFT_LIMIT_S / 3
 
 
 _VERIFY_OPTIONS = {
@@ -60,17 +69,20 @@ def verify_submission(self, submission_id: int) -> str:
 @shared_task(name="games.tasks.verify_submissions", **_VERIFY_OPTIONS)
 def verify_submissions(self, submission_ids: list[int]) -> dict[int, str]:
     """Verify records submitted together (one message for a batch of them): each one still
-    pending leads a batch (``verify_submission``'s work) until none is left. A retry sends the
-    same list again; the records already final are passed over."""
+    pending leads a batch (``verify_submission``'s work) until none is left, or for
+    ``BATCHES_BUDGET_S`` (the rest goes out again). A retry sends the same list again; the
+    records already final are passed over."""
     states: dict[int, str] = {}
+    started = time.monotonic()
     todo = services.pending_among(submission_ids)
-    while todo:
+    while todo and not (states and time.monotonic() - started > BATCHES_BUDGET_S):
         lead = todo[0]
         states[lead] = _verify(self, lead)
         todo = services.pending_among(todo[1:])
-    held = [pk for pk, state in states.items() if state == "claimed"]
-    if held:
-        _look_again(verify_submissions, held)
+    # Held by another worker's batch, or left when the budget ran out: one message for them.
+    later = sorted({pk for pk, state in states.items() if state == "claimed"} | set(todo))
+    if later:
+        _look_again(verify_submissions, later)
     return states
 
 

@@ -268,7 +268,10 @@ class RecordBatchView(ApiErrorsMixin, GenericAPIView):
                 continue
             entries.append((matches[pk], document))
             places.append(index)
-        outcomes = services.submit_records(entries, user=request.user)
+        # Each record within the one-record endpoint's limit, measured on its JSON text.
+        outcomes = services.submit_records(
+            entries, user=request.user, max_record_bytes=services.MAX_RECORD_BYTES
+        )
         stored = []
         for index, outcome in zip(places, outcomes, strict=True):
             if isinstance(outcome, SubmissionError):
