@@ -264,6 +264,10 @@ EXPECTED = {
     ("match-records", "GET", "B"): "401 404 404 404 404 404 404 200 404 200",
     ("match-records", "POST", "A"): "401 403 400 400 400 400 403 403 403 400",
     ("match-records", "POST", "B"): "401 404 404 404 404 404 404 400 404 400",
+    # A batch names its matches inside the body: any signed-in user may post one, and each
+    # record is then allowed or refused as on match-records (the matrix's body is no batch).
+    ("record-batch", "GET", "-"): "401 405 405 405 405 405 405 405 405 405",
+    ("record-batch", "POST", "-"): "401 400 400 400 400 400 400 400 400 400",
     ("player-detail", "GET", "A"): "200 200 200 200 200 200 200 200 200 200",
     ("player-detail", "GET", "B"): "404 404 404 404 404 404 404 200 404 200",
     ("player-detail", "POST", "A"): "401 405 405 405 405 405 405 405 405 405",
