@@ -701,17 +701,7 @@ def enqueue_verification(submission_id: int) -> bool:
     """Send the verification task; a broker outage leaves the submission pending for the sweep."""
     from games.tasks import verify_submission
 
-    try:
-        verify_submission.apply_async((submission_id,), retry=True, retry_policy=PUBLISH_RETRY)
-    except Exception as exc:  # broker down: kombu/redis raise many kinds
-        if verify_submission.app.conf.task_always_eager:
-            raise
-        logger.warning("submission %s: could not enqueue (%s); the sweep will", submission_id, exc)
-        return False
-    Submission.objects.filter(pk=submission_id, state=Submission.State.PENDING).update(
-        enqueued_at=timezone.now()
-    )
-    return True
+    return _send(verify_submission, submission_id, [submission_id])
 
 
 def enqueue_verifications(ids: list[int]) -> None:
@@ -725,16 +715,23 @@ def enqueue_verifications(ids: list[int]) -> None:
         return
     for start in range(0, len(ids), BATCH_SIZE):
         chunk = ids[start : start + BATCH_SIZE]
-        try:
-            verify_submissions.apply_async((chunk,), retry=True, retry_policy=PUBLISH_RETRY)
-        except Exception as exc:  # broker down: kombu/redis raise many kinds
-            if verify_submissions.app.conf.task_always_eager:
-                raise
-            logger.warning("%d submissions: not enqueued (%s); the sweep will", len(chunk), exc)
-            continue
-        Submission.objects.filter(pk__in=chunk, state=Submission.State.PENDING).update(
-            enqueued_at=timezone.now()
-        )
+        _send(verify_submissions, chunk, chunk)
+
+
+def _send(task, argument, ids: list[int]) -> bool:
+    """Publish ``task(argument)`` and note when ``ids`` were enqueued; False (logged) when the
+    broker refused it: the sweep will send them again."""
+    try:
+        task.apply_async((argument,), retry=True, retry_policy=PUBLISH_RETRY)
+    except Exception as exc:  # broker down: kombu/redis raise many kinds
+        if task.app.conf.task_always_eager:
+            raise
+        logger.warning("submissions %s: could not enqueue (%s); the sweep will", ids, exc)
+        return False
+    Submission.objects.filter(pk__in=ids, state=Submission.State.PENDING).update(
+        enqueued_at=timezone.now()
+    )
+    return True
 
 
 def pending_among(ids) -> list[int]:

@@ -136,15 +136,9 @@ class MatchRecordsView(ApiErrorsMixin, GenericAPIView):
     def post(self, request, match_id):
         match = self._match(match_id)
         user = request.user
-        if not can_submit(user, match):
-            if visible_tournaments(user).filter(pk=match.round.stage.tournament_id).exists():
-                raise PermissionDenied(
-                    _(
-                        "Only the tournament's organizers, referees and this match's players may "
-                        "submit its record."
-                    )
-                )
-            raise NotFound(_("No such match."))
+        refusal = _match_or_refusal(user, match)
+        if refusal is not None:
+            raise refusal
         length = request.META.get("CONTENT_LENGTH") or "0"
         if length.isdigit() and int(length) > services.MAX_RECORD_BYTES:
             raise RecordTooLarge(
