@@ -5,6 +5,8 @@ exactly what verifying the records one by one gives, and the batch must announce
 from unittest import mock
 
 import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from games import services
 from games.models import Submission
@@ -133,12 +135,33 @@ def test_a_batch_writes_what_one_record_at_a_time_writes(
 def test_a_batch_writes_each_table_once_not_once_per_record(django_assert_max_num_queries):
     tournament = factories.tournament(lines=7)  # 21 matches
     ids = [submit(match, seed=700 + i) for i, match in enumerate(factories.matches(tournament))]
-    # one record at a time took about 20 queries per record; a batch a few per record (its
-    # version row, its savepoint) and a fixed number per group
-    with django_assert_max_num_queries(4 * len(ids) + 40):
+    # one record at a time took about 20 queries per record; a batch of fresh results a fixed
+    # number per group (no savepoint, no row of its own before the flush)
+    with django_assert_max_num_queries(40):
         services.verify_waiting(ids[0], bound=len(ids))
     assert Submission.objects.filter(pk__in=ids, state="verified").count() == len(ids)
     assert MatchResult.objects.filter(match__round__stage__tournament=tournament).count() == 42
+
+
+@pytest.mark.django_db
+def test_a_fresh_result_in_a_batch_writes_only_at_the_flush():
+    """What lets a batch write a fresh result without a savepoint (``ResultBatch.writes_now``):
+    its rows are only gathered, so a failure is undone by ``undo`` alone."""
+    tournament = factories.tournament(lines=3)
+    match = factories.matches(tournament)[0]
+    verdict = services.compute_verdict(factories.record(tournament, seed=1))
+    with transaction.atomic(), results.written_together() as batch:
+        held = results.lock_matches([match.pk])
+        batch.preload(held.values())
+        assert not batch.writes_now(held[match.pk])
+        mark = batch.mark()
+        with CaptureQueriesContext(connection) as queries:
+            results.apply_verified_result(held[match.pk], verdict, locked=True)
+        assert [q["sql"] for q in queries if not q["sql"].startswith("SELECT")] == []
+        batch.undo(mark, held[match.pk])  # as if it had failed: its gathered rows go
+    assert not ResultVersion.objects.filter(match=match).exists()
+    assert not MatchResult.objects.filter(match=match).exists()
+    assert not ChangeLog.objects.filter(match=match).exists()
 
 
 @pytest.mark.django_db

@@ -404,8 +404,9 @@ class ResultBatch:
 
     The same writer runs for each result; what the batch changes is where its rows go: the
     versions in force and the last version numbers of the batch's matches are read in two
-    queries (:meth:`preload`), VP tables once, and the projection (deal and score rows, the
-    match row, the change log) is written in one statement per table by :meth:`flush`. The
+    queries (:meth:`preload`), VP tables once, and the new versions, the versions they put out
+    of force and the projection (deal and score rows, the match row, the change log) are written
+    in one statement per table by :meth:`flush`. The
     results are announced once inside the transaction (``results_written``) and once after the
     commit (``results_changed``), or not at all (:func:`written_together`).
 
@@ -422,8 +423,10 @@ class ResultBatch:
         self.vp_tables: dict[int, vp_algo.VPTable] = {}
         self._current: dict[int, ResultVersion | None] = {}
         self._last: dict[int, int] = {}
-        self._deals: list[DealResult] = []
-        self._scores: list[MatchResult] = []
+        self._versions: list[ResultVersion] = []
+        self._superseded: list[ResultVersion] = []
+        self._deals: list[tuple] = []
+        self._scores: list[tuple] = []
         self._matches: list[Match] = []
         self._logs: list = []
 
@@ -440,9 +443,11 @@ class ResultBatch:
             .values_list("match", "last")
         ):
             self._last[match_id] = last
-        for version in ResultVersion.objects.filter(
-            match__in=ids, status=ResultVersion.Status.IN_FORCE
-        ).select_related("author", "submission"):
+        for version in (
+            ResultVersion.objects.filter(match__in=ids, status=ResultVersion.Status.IN_FORCE)
+            .select_related("author", "submission")
+            .defer("submission__document", "submission__verdict")  # the writer reads neither
+        ):
             self._current[version.match_id] = version
 
     def knows(self, match) -> bool:
@@ -462,11 +467,20 @@ class ResultBatch:
             self._current[version.match_id] = version
 
     def pending(self, match) -> bool:
-        return any(m.pk == match.pk for m in self._matches)
+        """Rows of ``match`` wait for the flush (its projection, or a version of it)."""
+        return any(m.pk == match.pk for m in self._matches) or any(
+            v.match_id == match.pk for v in self._versions
+        )
 
     def must_flush_before(self, match) -> bool:
-        linked = match.next_match_id is not None or match.loser_next_match_id is not None
-        return bool(self._matches) and (linked or self.pending(match))
+        return bool(self._matches) and (_linked(match) or self.pending(match))
+
+    def writes_now(self, match) -> bool:
+        """Whether writing a result of ``match`` touches the database before the flush: a
+        result over a projection clears it (:func:`_project`), a knock-out result moves lines
+        into later matches (:func:`_advance`). Any other result only gathers rows here, and
+        :meth:`undo` alone takes it back."""
+        return match.status != Match.Status.SCHEDULED or _linked(match)
 
     @contextmanager
     def writing(self, held: dict[int, Match], match_id: int) -> Iterator[Match]:
@@ -482,26 +496,36 @@ class ResultBatch:
         if later:
             held.update(lock_matches(later))
 
-    def mark(self) -> tuple[int, int, int, int, int]:
+    def mark(self) -> tuple[int, ...]:
+        return tuple(len(gathered) for gathered in self._gathered())
+
+    def _gathered(self) -> tuple[list, ...]:
         return (
-            len(self.announce),
-            len(self._deals),
-            len(self._scores),
-            len(self._matches),
-            len(self._logs),
+            self.announce,
+            self._versions,
+            self._superseded,
+            self._deals,
+            self._scores,
+            self._matches,
+            self._logs,
         )
 
     def undo(self, mark, match) -> None:
         """Forget what was gathered since ``mark`` (the result of ``match`` was rolled back)."""
-        del self.announce[mark[0] :]
-        del self._deals[mark[1] :]
-        del self._scores[mark[2] :]
-        del self._matches[mark[3] :]
-        del self._logs[mark[4] :]
+        for gathered, length in zip(self._gathered(), mark, strict=True):
+            del gathered[length:]
         self._last.pop(match.pk, None)
         self._current.pop(match.pk, None)
 
+    def defer_version(self, version, superseded=None) -> None:
+        """A new version (and the one it puts out of force), inserted by :meth:`flush`."""
+        if superseded is not None:
+            self._superseded.append(superseded)
+        self._versions.append(version)
+
     def defer(self, match, deals, scores) -> None:
+        """A match's projection: deal and score rows as ``DEAL_COLUMNS`` and ``SCORE_COLUMNS``
+        tuples, and the match row."""
         self._deals.extend(deals)
         self._scores.extend(scores)
         match.updated_at = timezone.now()  # the batch update_each applies no auto_now
@@ -511,11 +535,14 @@ class ResultBatch:
         self._logs.append(entry)
 
     def flush(self) -> None:
-        """Write the gathered projection rows: one statement per table."""
-        if self._deals:
-            DealResult.objects.bulk_create(self._deals)
-        if self._scores:
-            MatchResult.objects.bulk_create(self._scores)
+        """Write the gathered rows: one statement per table, the versions put out of force
+        before the versions that replace them (one version in force per match)."""
+        if self._superseded:
+            rows.update_each(self._superseded, ["status"])
+        if self._versions:
+            ResultVersion.objects.bulk_create(self._versions)
+        rows.insert_many(DealResult, DEAL_COLUMNS, self._deals)
+        rows.insert_many(MatchResult, SCORE_COLUMNS, self._scores)
         if self._matches:
             latest = {m.pk: m for m in self._matches}  # the last projection of each match
             rows.update_each(
@@ -523,10 +550,16 @@ class ResultBatch:
             )
         if self._logs:
             changelog.record_many(self._logs)
-        self._deals, self._scores, self._matches, self._logs = [], [], [], []
+        for gathered in self._gathered()[1:]:  # the announcements wait for the end of the batch
+            gathered.clear()
 
 
 _batch: ContextVar[ResultBatch | None] = ContextVar("result_batch", default=None)
+
+
+def _linked(match) -> bool:
+    """A knock-out match whose result moves lines into later matches."""
+    return match.next_match_id is not None or match.loser_next_match_id is not None
 
 
 def send_results_changed(match_ids) -> None:
@@ -534,8 +567,9 @@ def send_results_changed(match_ids) -> None:
     ids = list(dict.fromkeys(match_ids))
     if not ids:
         return
-    fresh = Match.objects.select_related("round__stage__tournament").filter(pk__in=ids)
-    results_changed.send(sender=Match, matches=sorted(fresh, key=lambda m: ids.index(m.pk)))
+    fresh = _with_shared_stages(Match.objects.select_related("round").filter(pk__in=ids))
+    order = {match_id: index for index, match_id in enumerate(ids)}
+    results_changed.send(sender=Match, matches=sorted(fresh, key=lambda m: order[m.pk]))
 
 
 @contextmanager
@@ -861,14 +895,14 @@ def _project(match, decision: Decision | None) -> list[MatchResult]:
         winner_id, loser_id = lines[winner_side], lines[1 - winner_side]
         _advance(match, winner_id, loser_id)
     deal_rows = [
-        DealResult(
-            match=match,
-            number=deal.number,
-            line_id=lines[side],
-            points=deal.points[side],
-            breakdown=deal.breakdown[side],
-            is_tiebreak=deal.is_tiebreak,
-            is_penalty=deal.is_penalty,
+        (
+            match.pk,
+            deal.number,
+            lines[side],
+            deal.points[side],
+            deal.breakdown[side],
+            deal.is_tiebreak,
+            deal.is_penalty,
         )
         for deal in decision.deals
         for side in (0, 1)
@@ -897,13 +931,19 @@ def _project(match, decision: Decision | None) -> list[MatchResult]:
     match.outcome = decision.outcome
     match.offender_id = None if decision.offender_side is None else lines[decision.offender_side]
     match.status = Match.Status.DONE
+    score_rows = [tuple(getattr(row, name) for name in SCORE_COLUMNS) for row in results]
     if batch is not None:
-        batch.defer(match, deal_rows, results)
+        batch.defer(match, deal_rows, score_rows)
         return results
-    DealResult.objects.bulk_create(deal_rows)
-    MatchResult.objects.bulk_create(results)
+    rows.insert_many(DealResult, DEAL_COLUMNS, deal_rows)
+    rows.insert_many(MatchResult, SCORE_COLUMNS, score_rows)
     match.save(update_fields=["winner", "outcome", "offender", "status", "updated_at"])
     return results
+
+
+# The columns of a projection's rows, as ``_project`` gathers them.
+DEAL_COLUMNS = ("match_id", "number", "line_id", "points", "breakdown", "is_tiebreak", "is_penalty")
+SCORE_COLUMNS = ("match_id", "line_id", "points", "mp", "vp", "won", "drawn")
 
 
 def bye_score(stage) -> tuple[int, int, bool]:
@@ -971,15 +1011,22 @@ def _put_in_force(match, version, current, *, user, action, label=None):
     """Make ``version`` the one in force over ``current`` and project it (match locked); it is
     announced after the commit, by its :class:`ResultBatch` if it is written in one."""
     replaced = _previous_summary(match)
-    if current is not None and current.pk != version.pk:
-        current.status = ResultVersion.Status.SUPERSEDED
-        current.save(update_fields=["status"])
+    batch = _batch.get()
+    # A new version in a batch waits for its flush, with the one it puts out of force.
+    deferred = batch is not None and version.pk is None
+    superseded = current if current is not None and current.pk != version.pk else None
+    if superseded is not None:
+        superseded.status = ResultVersion.Status.SUPERSEDED
+        if not deferred:
+            superseded.save(update_fields=["status"])
     version.status = ResultVersion.Status.IN_FORCE
-    if version.pk is None:
-        version.save()
-    else:
+    if version.pk is not None:
         version.save(update_fields=["status", "decided_by", "decided_at", "reason"])
+    elif not deferred:
+        version.save()
     results = _project(match, None if version.sheet is None else decision_of(version.sheet))
+    if deferred and batch is not None:
+        batch.defer_version(version, superseded)
     _log(match, action, version, user=user, results=results, replaced=replaced, label=label)
     if version.source != ResultSource.BYE:
         # a bye is part of the draw, saved with its round: no result to announce or to flag
@@ -1080,7 +1127,11 @@ def _place(match, version, current, *, user, label, action, same_action, **extra
     else:
         # the two disagree: the organizer (or referee) decides
         version.status = ResultVersion.Status.AWAITING
-        version.save()
+        batch = _batch.get()
+        if batch is not None and version.pk is None:
+            batch.defer_version(version)
+        else:
+            version.save()
         _log(
             match,
             "result.awaiting",
@@ -1265,20 +1316,25 @@ def enter_result(match, deals, **kwargs):
 def lock_matches(match_ids) -> dict[int, Match]:
     """Lock several matches in one query, in id order (two batches never deadlock), with the
     rows :func:`apply_verified_result` reads; for ``locked=True`` callers."""
-    rows = list(
+    locked = _with_shared_stages(
         Match.objects.select_for_update(of=("self",))
         .select_related("round", "home", "away")
         .filter(pk__in=sorted(set(match_ids)))
         .order_by("pk")
     )
-    # One stage (with its tournament and VP table) per stage, not one per match: a batch's
-    # matches share a few, and their JSON fields are read once.
+    return {match.pk: match for match in locked}
+
+
+def _with_shared_stages(matches) -> list[Match]:
+    """``matches`` (read with their round) with one stage, tournament and VP table per stage,
+    not one per match: a batch's matches share a few, and their JSON fields are read once."""
+    matches = list(matches)
     stages = Stage.objects.select_related("tournament__vp_table").in_bulk(
-        {match.round.stage_id for match in rows}
+        {match.round.stage_id for match in matches}
     )
-    for match in rows:
+    for match in matches:
         match.round.stage = stages[match.round.stage_id]
-    return {match.pk: match for match in rows}
+    return matches
 
 
 def apply_verified_result(match, verdict, *, user=None, source=None, submission=None, locked=False):

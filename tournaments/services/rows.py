@@ -1,4 +1,5 @@
-"""Row writes the ORM makes expensive: many rows' columns saved by primary key at once."""
+"""Row writes the ORM makes expensive: many rows inserted, or many rows' columns saved by primary
+key, at once."""
 
 import logging
 
@@ -34,3 +35,39 @@ def update_each(objects, fields) -> int:
         cursor.executemany(sql, rows)
     logger.debug("updated %d %s rows (%s)", len(rows), meta.label, ", ".join(fields))
     return len(rows)
+
+
+def insert_many(model, fields, values) -> int:
+    """Insert rows given as plain tuples (``fields`` order), in one statement.
+
+    PostgreSQL gets a ``COPY … FROM STDIN``: no model instance per row and no SQL text per
+    value, where ``bulk_create`` spent more of a verified record's CPU than the rules engine on
+    its deal rows. Elsewhere (the embedded SQLite) it is ``bulk_create``. Either way: no keys
+    returned, no ``save()``, no signals, no ``auto_now``, no defaults; every column is given.
+    """
+    values = list(values)
+    if not values:
+        return 0
+    meta = model._meta
+    connection = connections[router.db_for_write(model)]
+    columns = [meta.get_field(name) for name in fields]
+    if connection.vendor != "postgresql":
+        names = [field.attname for field in columns]
+        model.objects.bulk_create([model(**dict(zip(names, row, strict=True))) for row in values])
+        return len(values)
+    # Only the columns whose Python value is not what psycopg sends as is (JSON) are prepared.
+    prepared = [i for i, field in enumerate(columns) if field.get_internal_type() == "JSONField"]
+    quote = connection.ops.quote_name
+    sql = (
+        f"COPY {quote(meta.db_table)} ({', '.join(quote(field.column) for field in columns)}) "
+        "FROM STDIN"
+    )
+    with connection.cursor() as cursor, cursor.copy(sql) as copy:
+        for row in values:
+            if prepared:
+                row = list(row)
+                for i in prepared:
+                    row[i] = columns[i].get_db_prep_save(row[i], connection)
+            copy.write_row(row)
+    logger.debug("inserted %d %s rows", len(values), meta.label)
+    return len(values)

@@ -179,15 +179,18 @@ def _play(match, tournament, *, seed, knockout, outcome=None, want_tiebreak=Fals
         if not want_tiebreak or any(d.get("tiebreak") for d in verdict["deals"]):
             break
     # Through the submission path, so each demo match keeps its record for the replay viewer.
-    submission = submit_record(
-        match, record, source=Submission.Source.DEMO, verify_now=True
-    ).submission
+    return submit_record(match, record, source=Submission.Source.DEMO, verify_now=True).submission
+
+
+def _check_accepted(submission):
+    """The demo record is the match's result in force (read once its result is written: inside
+    ``written_together`` the result's rows wait for the end of the block)."""
+    submission.refresh_from_db()
     if submission.state != Submission.State.VERIFIED or not submission.is_standing:
         raise CommandError(
-            f"demo record for {match} was not accepted: "
+            f"demo record for {submission.match} was not accepted: "
             f"{submission.state} {submission.error_reason}"
         )
-    return submission.verdict
 
 
 @transaction.atomic
@@ -233,7 +236,7 @@ def build_demo(stdout=None):
     # their rows in one statement per table, one announcement (each match is played once and
     # none moves a line, so nothing has to be flushed before the end of the block).
     with results.written_together():
-        for index, match in enumerate(matches):
+        played = [
             _play(
                 match,
                 tournament,
@@ -241,6 +244,10 @@ def build_demo(stdout=None):
                 knockout=False,
                 outcome=OFFENCES.get(index),
             )
+            for index, match in enumerate(matches)
+        ]
+    for submission in played:
+        _check_accepted(submission)
     schedule.close_stage(groups_stage, per_group=2)
 
     tiebreak_done = False
@@ -251,14 +258,16 @@ def build_demo(stdout=None):
             .prefetch_related("home__members__player", "away__members__player")
             .order_by("is_third_place", "bracket_position")
         ):
-            verdict = _play(
+            submission = _play(
                 match,
                 tournament,
                 seed=BASE_SEED + 1000 + round_.number * 10 + (match.bracket_position or 0),
                 knockout=True,
                 want_tiebreak=not tiebreak_done,
             )
-            tiebreak_done = tiebreak_done or any(d.get("tiebreak") for d in verdict["deals"])
+            _check_accepted(submission)
+            deals = submission.verdict["deals"]
+            tiebreak_done = tiebreak_done or any(d.get("tiebreak") for d in deals)
     schedule.close_stage(knockout)  # the last stage: the tournament is finished
     tournament.refresh_from_db()
     return tournament
