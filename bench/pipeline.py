@@ -162,6 +162,24 @@ def queries_per_record(tournament, organizer, n=40):
     return len(verify) / n, len(rate) / n
 
 
+def engine_cpu_ms(records):
+    """CPU per record of the rules engine alone on this run's records, in this process (what a
+    worker's CPU is compared with): ``compute_verdict`` on each record's JSON text, as a worker
+    hands it over, best of three passes."""
+    import json
+
+    from games import services
+
+    texts = [json.dumps(record) for record in records]
+    best = math.inf
+    for _ in range(3):
+        started = time.process_time()
+        for text in texts:
+            services.compute_verdict(text)
+        best = min(best, time.process_time() - started)
+    return best / len(texts) * 1000
+
+
 def start_up_cpu(db_name, log, settle_s=8.0):
     """CPU seconds one worker spends starting (imports, Django, connecting), measured on a queue
     nobody sends to, so the drain's CPU per record can be given without it."""
@@ -263,6 +281,7 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0):
     latencies = [(b - a).total_seconds() for _m, _s, a, b in subs]
     to_rated = [(rated_at[m] - a).total_seconds() for m, _s, a, _b in subs if m in rated_at]
     per_verify, per_rate = queries_per_record(tournament, organizer)
+    engine_ms = engine_cpu_ms(records)
     return {
         "records": len(subs),
         "states": sorted(states),
@@ -280,6 +299,7 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0):
         "worker_steady_cpu_ms": (worker_cpu - boot_cpu * len(workers)) / len(subs) * 1000,
         "boot_cpu_s": boot_cpu,
         "pg_cpu_ms": pg_cpu / len(subs) * 1000,
+        "engine_ms": engine_ms,
         "queries_verify": per_verify,
         "queries_rate": per_rate,
     }
@@ -339,6 +359,11 @@ def main():
         f"CPU per record: workers {result['worker_cpu_ms']:.1f} ms "
         f"({result['worker_steady_cpu_ms']:.1f} ms without their start-up, "
         f"{result['boot_cpu_s']:.2f} s each), PostgreSQL {result['pg_cpu_ms']:.1f} ms"
+    )
+    steady = result["worker_steady_cpu_ms"] + result["pg_cpu_ms"]
+    print(
+        f"engine alone: {result['engine_ms']:.2f} ms per record; workers without start-up plus "
+        f"PostgreSQL: {steady:.1f} ms, {steady / result['engine_ms']:.1f} times the engine"
     )
     print(
         f"queries per record (in-process sample): verification {result['queries_verify']:.1f}, "
