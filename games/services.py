@@ -871,6 +871,25 @@ def _try_claim(ids: list[int]) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
+_HELD = "held"  # what _claim_own answers for a pending record another session holds
+
+
+def _claim_own(submission_id: int) -> str | None:
+    """A task's own record: its state (``None``: no such record), and for a pending record its
+    claim taken in the same query, or ``_HELD`` when a live worker holds it."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT state, CASE WHEN state = %s THEN pg_try_advisory_lock(%s, id::int) END "
+            f"FROM {Submission._meta.db_table} WHERE id = %s",
+            [Submission.State.PENDING, _CLAIM_NAMESPACE, submission_id],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    state, claimed = row
+    return _HELD if state == Submission.State.PENDING and not claimed else state
+
+
 def _release(ids: list[int]) -> None:
     if not ids:
         return
@@ -893,14 +912,14 @@ def verify_waiting(submission_id: int, *, bound: int = BATCH_SIZE, too_slow=()) 
     record under way then ends in ``error``, the verdicts reached so far are written and the
     rest go back to waiting (first try still to come).
     """
-    own = Submission.objects.filter(pk=submission_id).values_list("state", flat=True).first()
+    own = _claim_own(submission_id)
     if own is None:
         logger.warning("submission %s: not found", submission_id)
         return "missing"
+    if own is _HELD:
+        return "claimed"
     if own != Submission.State.PENDING:
         return "already-final"
-    if not _try_claim([submission_id]):
-        return "claimed"
     claimed = [submission_id]
     try:
         alone = bound <= 1
@@ -936,15 +955,19 @@ def verify_waiting(submission_id: int, *, bound: int = BATCH_SIZE, too_slow=()) 
             .order_by("pk")
         )
         batch.sort(key=lambda sub: sub.pk != submission_id)
-        _verify_batch(batch, too_slow)
-        state = Submission.objects.filter(pk=submission_id).values_list("state", flat=True).first()
+        states = _verify_batch(batch, too_slow)
+        state = states.get(submission_id) or (
+            Submission.objects.filter(pk=submission_id).values_list("state", flat=True).first()
+        )
         logger.info("submission %s: %s (batch of %d)", submission_id, state, len(batch))
         return state or "missing"
     finally:
         _release(claimed)
 
 
-def _verify_batch(batch: list[Submission], too_slow) -> None:
+def _verify_batch(batch: list[Submission], too_slow) -> dict[int, str]:
+    """Verify and write ``batch`` group by group; the states the records reached."""
+    states: dict[int, str] = {}
     group: list[_Work] = []
     started = time.monotonic()
     for index, submission in enumerate(batch):
@@ -955,27 +978,29 @@ def _verify_batch(batch: list[Submission], too_slow) -> None:
             logger.error("submission %s: verification stopped by the time limit", submission.pk)
             work.error = slow_reason()
             group.append(work)
-            _write_group(group)
+            states.update(_write_group(group))
             rest = [sub.pk for sub in batch[index + 1 :]]
             Submission.objects.filter(pk__in=rest, attempts__gt=0).update(
                 attempts=F("attempts") - 1
             )
-            return
+            return states
         except Exception as exc:
             logger.exception("submission %s: verification failed", submission.pk)
             work.error = f"{type(exc).__name__}: {exc}"
         group.append(work)
         if len(group) >= GROUP_SIZE or time.monotonic() - started > GROUP_WAIT_S:
-            _write_group(group)
+            states.update(_write_group(group))
             group, started = [], time.monotonic()
     if group:
-        _write_group(group)
+        states.update(_write_group(group))
+    return states
 
 
-def _write_group(group: list[_Work]) -> None:
+def _write_group(group: list[_Work]) -> dict[int, str]:
     """One transaction: the group's matches locked in one query, each record in a savepoint
-    (one that fails ends in ``error`` alone), the submissions saved in one bulk update, the
-    results announced once after the commit."""
+    when its result writes before the flush (one that fails ends in ``error`` alone), the
+    submissions saved in one bulk update, the results announced once after the commit. Returns
+    the states of the records it wrote (not those another delivery got to first)."""
     from tournaments.models import ResultVersion
     from tournaments.services.results import lock_matches, written_together
 
@@ -1033,6 +1058,7 @@ def _write_group(group: list[_Work]) -> None:
                     batch.undo(mark, match)  # refused: its savepoint undid what it wrote
         rows.update_each(changed, VERDICT_FIELDS)
     logger.info("wrote %d verdicts in one transaction", len(changed))
+    return {submission.pk: str(submission.state) for submission in changed}
 
 
 def slow_reason() -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Exists, Q
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
@@ -143,18 +143,22 @@ def _deliveries(tournament, endpoints, event: str, data: dict[str, Any]) -> list
 
 
 def _anyone_listens(match_ids: list[int]) -> bool:
-    """Whether an active endpoint hears any of these matches' tournaments: two small queries and
+    """Whether an active endpoint hears any of these matches' tournaments: one small query and
     no model built, since most tournaments have no endpoint (the verification of a batch of
-    records asks this for every group it writes)."""
-    tournaments = set(
-        Match.objects.filter(pk__in=match_ids).values_list(
-            "round__stage__tournament_id", "round__stage__tournament__is_public"
+    records asks this for every group it writes). An endpoint of no tournament hears the
+    public ones."""
+    matches = Match.objects.filter(pk__in=match_ids)
+    return (
+        Endpoint.objects.filter(is_active=True)
+        .filter(
+            Q(tournament__in=matches.values("round__stage__tournament"))
+            | Q(
+                Q(tournament__isnull=True),
+                Exists(matches.filter(round__stage__tournament__is_public=True)),
+            )
         )
+        .exists()
     )
-    scope = Q(tournament_id__in={pk for pk, _public in tournaments})
-    if any(public for _pk, public in tournaments):
-        scope |= Q(tournament__isnull=True)
-    return Endpoint.objects.filter(scope, is_active=True).exists()
 
 
 def _result_deliveries(match_ids: list[int]) -> list[Delivery]:

@@ -165,6 +165,26 @@ def test_a_fresh_result_in_a_batch_writes_only_at_the_flush():
 
 
 @pytest.mark.django_db
+def test_a_record_undone_after_a_flush_reads_the_match_s_versions_again():
+    """``lock_matches`` reads the last version number along with the match; once the batch has
+    flushed a version of it, a record undone must not bring that stale number back."""
+    tournament = factories.tournament(lines=3)
+    match = factories.matches(tournament)[0]
+    first, second = (
+        services.compute_verdict(factories.record(tournament, seed=seed)) for seed in (1, 2)
+    )
+    with transaction.atomic(), results.written_together() as batch:
+        held = results.lock_matches([match.pk])
+        batch.preload(held.values())
+        results.apply_verified_result(held[match.pk], first, locked=True)
+        batch.flush()
+        batch.undo(batch.mark(), held[match.pk])  # a later record of the match, refused
+        results.apply_verified_result(held[match.pk], second, locked=True)
+    numbers = ResultVersion.objects.filter(match=match).values_list("number", flat=True)
+    assert sorted(numbers) == [1, 2]
+
+
+@pytest.mark.django_db
 def test_knockout_records_in_one_batch_move_their_lines_as_alone(
     django_capture_on_commit_callbacks,
 ):

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -420,6 +420,8 @@ class ResultBatch:
 
     def __init__(self) -> None:
         self.announce: list[int] = []
+        # the announced matches as the writer left them (locked until the commit)
+        self.written: dict[int, Match] = {}
         self.vp_tables: dict[int, vp_algo.VPTable] = {}
         self._current: dict[int, ResultVersion | None] = {}
         self._last: dict[int, int] = {}
@@ -431,20 +433,31 @@ class ResultBatch:
         self._logs: list = []
 
     def preload(self, matches) -> None:
-        ids = [m.pk for m in matches if m.pk not in self._last]
-        if not ids:
+        """Read the last version numbers and the versions in force of ``matches``; matches
+        read by :func:`lock_matches` bring both numbers along, and only versions in force
+        are read then (a fresh match costs no query)."""
+        matches = [m for m in matches if m.pk not in self._last]
+        if not matches:
             return
-        self._last.update(dict.fromkeys(ids, 0))
+        ids = [m.pk for m in matches]
         self._current.update(dict.fromkeys(ids))
-        for match_id, last in (
-            ResultVersion.objects.filter(match__in=ids)
-            .values_list("match")
-            .annotate(last=Max("number"))
-            .values_list("match", "last")
-        ):
-            self._last[match_id] = last
+        if all(hasattr(m, "last_version") for m in matches):
+            self._last.update({m.pk: m.last_version or 0 for m in matches})
+            wanted = Q(pk__in=[m.in_force_id for m in matches if m.in_force_id is not None])
+        else:
+            self._last.update(dict.fromkeys(ids, 0))
+            for match_id, last in (
+                ResultVersion.objects.filter(match__in=ids)
+                .values_list("match")
+                .annotate(last=Max("number"))
+                .values_list("match", "last")
+            ):
+                self._last[match_id] = last
+            wanted = Q(match__in=ids, status=ResultVersion.Status.IN_FORCE)
+        if wanted == Q(pk__in=[]):
+            return
         for version in (
-            ResultVersion.objects.filter(match__in=ids, status=ResultVersion.Status.IN_FORCE)
+            ResultVersion.objects.filter(wanted)
             .select_related("author", "submission")
             .defer("submission__document", "submission__verdict")  # the writer reads neither
         ):
@@ -516,6 +529,9 @@ class ResultBatch:
             del gathered[length:]
         self._last.pop(match.pk, None)
         self._current.pop(match.pk, None)
+        # what lock_matches read along with the match may predate the batch's flushes
+        for name in ("last_version", "in_force_id"):
+            match.__dict__.pop(name, None)
 
     def defer_version(self, version, superseded=None) -> None:
         """A new version (and the one it puts out of force), inserted by :meth:`flush`."""
@@ -562,10 +578,15 @@ def _linked(match) -> bool:
     return match.next_match_id is not None or match.loser_next_match_id is not None
 
 
-def send_results_changed(match_ids) -> None:
-    """Send ``results_changed`` for these matches (after a commit), read fresh in one query."""
+def send_results_changed(match_ids, *, written=None) -> None:
+    """Send ``results_changed`` for these matches (after a commit), read fresh in one query, or
+    ``written``: the matches as a batch wrote them, with their round, stage and tournament,
+    locked until the commit (so what it stored)."""
     ids = list(dict.fromkeys(match_ids))
     if not ids:
+        return
+    if written is not None:
+        results_changed.send(sender=Match, matches=list(written))
         return
     fresh = _with_shared_stages(Match.objects.select_related("round").filter(pk__in=ids))
     order = {match_id: index for index, match_id in enumerate(ids)}
@@ -593,15 +614,17 @@ def written_together(*, announce: bool = True) -> Iterator[ResultBatch]:
     finally:
         _batch.reset(token)
     if announce and batch.announce:
-        announced = list(batch.announce)
-        results_written.send(sender=Match, match_ids=list(dict.fromkeys(announced)))
-        transaction.on_commit(lambda: send_results_changed(announced))
+        announced = list(dict.fromkeys(batch.announce))
+        written = [batch.written[pk] for pk in announced]
+        results_written.send(sender=Match, match_ids=announced)
+        transaction.on_commit(lambda: send_results_changed(announced, written=written))
 
 
 def _announce(match):
     batch = _batch.get()
     if batch is not None:
         batch.announce.append(match.pk)
+        batch.written[match.pk] = match
         return
     match_id = match.pk
     results_written.send(sender=Match, match_ids=[match_id])
@@ -1316,9 +1339,17 @@ def enter_result(match, deals, **kwargs):
 def lock_matches(match_ids) -> dict[int, Match]:
     """Lock several matches in one query, in id order (two batches never deadlock), with the
     rows :func:`apply_verified_result` reads; for ``locked=True`` callers."""
+    versions = ResultVersion.objects.filter(match=OuterRef("pk")).order_by("-number")
     locked = _with_shared_stages(
         Match.objects.select_for_update(of=("self",))
         .select_related("round", "home", "away")
+        # what ResultBatch.preload needs, in the same query
+        .annotate(
+            last_version=Subquery(versions.values("number")[:1]),
+            in_force_id=Subquery(
+                versions.filter(status=ResultVersion.Status.IN_FORCE).values("pk")[:1]
+            ),
+        )
         .filter(pk__in=sorted(set(match_ids)))
         .order_by("pk")
     )
