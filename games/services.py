@@ -859,18 +859,6 @@ def batching_available() -> bool:
     return connection.vendor == "postgresql"
 
 
-def _try_claim(ids: list[int]) -> list[int]:
-    """The ids among ``ids`` whose advisory lock this session took (in one query)."""
-    if not ids:
-        return []
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT id FROM unnest(%s::int[]) AS id WHERE pg_try_advisory_lock(%s, id)",
-            [ids, _CLAIM_NAMESPACE],
-        )
-        return [row[0] for row in cursor.fetchall()]
-
-
 _HELD = "held"  # what _claim_own answers for a pending record another session holds
 
 
@@ -888,6 +876,49 @@ def _claim_own(submission_id: int) -> str | None:
         return None
     state, claimed = row
     return _HELD if state == Submission.State.PENDING and not claimed else state
+
+
+def _claim_batch(submission_id: int, more: int) -> list[int]:
+    """Claim a task's own record (its advisory lock already held) and up to ``more`` others
+    waiting for a first try, in one statement (committed before the engine runs: a batch that
+    kills its worker leaves these records one attempt each, to be verified alone).
+
+    The own row is waited for while nothing else is held; the others are only rows no
+    transaction locks and no session claims, so two claims never wait for each other. Returns
+    the ids claimed, the own first; without it (an earlier delivery died with it, or it is
+    final by now) nothing is claimed."""
+    table = Submission._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH own AS (
+                SELECT id FROM {table}
+                WHERE id = %(own)s AND state = %(pending)s AND attempts = 0
+                FOR UPDATE
+            ), others AS (
+                SELECT id FROM {table}
+                WHERE state = %(pending)s AND attempts = 0 AND id <> %(own)s
+                    AND EXISTS (SELECT 1 FROM own)
+                ORDER BY id LIMIT %(more)s
+                FOR UPDATE SKIP LOCKED
+            ), taken AS (
+                SELECT id FROM own
+                UNION ALL
+                SELECT id FROM others WHERE pg_try_advisory_lock(%(namespace)s, id::int)
+            )
+            UPDATE {table} AS submission SET attempts = submission.attempts + 1
+            FROM taken WHERE submission.id = taken.id
+            RETURNING submission.id
+            """,
+            {
+                "own": submission_id,
+                "pending": Submission.State.PENDING,
+                "more": more,
+                "namespace": _CLAIM_NAMESPACE,
+            },
+        )
+        ids = [row[0] for row in cursor.fetchall()]
+    return sorted(ids, key=lambda pk: pk != submission_id)
 
 
 def _release(ids: list[int]) -> None:
@@ -922,28 +953,9 @@ def verify_waiting(submission_id: int, *, bound: int = BATCH_SIZE, too_slow=()) 
         return "already-final"
     claimed = [submission_id]
     try:
-        alone = bound <= 1
-        if not alone:
-            with transaction.atomic():
-                # Its own row first, waiting for it while holding nothing; the rows taken next
-                # are only those nobody holds, so two claims never wait for each other.
-                alone = not (
-                    Submission.objects.select_for_update()
-                    .filter(pk=submission_id, state=Submission.State.PENDING, attempts=0)
-                    .values_list("pk", flat=True)
-                )
-                if not alone:
-                    others = list(
-                        Submission.objects.select_for_update(skip_locked=True)
-                        .filter(state=Submission.State.PENDING, attempts=0)
-                        .exclude(pk=submission_id)
-                        .order_by("pk")
-                        .values_list("pk", flat=True)[: bound - 1]
-                    )
-                    claimed += _try_claim(others)
-                    # The claim, committed before the engine runs: a batch that kills its
-                    # worker leaves these records one attempt each, to be verified alone.
-                    Submission.objects.filter(pk__in=claimed).update(attempts=F("attempts") + 1)
+        taken = _claim_batch(submission_id, bound - 1) if bound > 1 else []
+        claimed += taken[1:]  # the own record is released whatever happens
+        alone = taken[:1] != [submission_id]
         if alone:
             # An earlier delivery died with it (or it is final by now): verify it alone.
             return run_verification(submission_id)
