@@ -29,11 +29,13 @@ from django.db import (
 from django.db.models import (
     Case,
     Count,
+    Exists,
     F,
     Func,
     IntegerField,
     JSONField,
     Max,
+    OuterRef,
     Q,
     Sum,
     TextField,
@@ -1019,16 +1021,17 @@ def _write_group(group: list[_Work]) -> dict[int, str]:
     ids = [work.submission.pk for work in group]
     with transaction.atomic(), written_together() as batch:
         matches = lock_matches(work.submission.match_id for work in group)
-        still_pending = set(
-            Submission.objects.select_for_update()
+        # the records still pending, and whether each already became a version (a rerun)
+        still_pending = dict(
+            Submission.objects.select_for_update(of=("self",))
             .filter(pk__in=ids, state=Submission.State.PENDING)
-            .values_list("pk", flat=True)
+            .annotate(has_version=Exists(ResultVersion.objects.filter(submission=OuterRef("pk"))))
+            .values_list("pk", "has_version")
         )
         batch.preload(matches.values())
         versions: dict[int | None, ResultVersion] = {}
-        for version in ResultVersion.objects.filter(submission__in=still_pending).order_by(
-            "number"
-        ):
+        rerun = [pk for pk, has_version in still_pending.items() if has_version]
+        for version in ResultVersion.objects.filter(submission__in=rerun).order_by("number"):
             versions[version.submission_id] = version  # the latest wins
         changed = []
         for work in group:
