@@ -214,7 +214,6 @@ def no_throttles(settings):
     rest["DEFAULT_THROTTLE_CLASSES"] = []
     settings.REST_FRAMEWORK = rest
     settings.AXES_ENABLED = False
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def test_every_view_answers_every_actor_as_the_table_says(no_throttles):

@@ -454,11 +454,6 @@ def private_postgres(transactional_db, postgres_server, broker_kind):
     db.update(saved)
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hasher(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def workers(transactional_db, broker, tmp_path):
     pool = Workers(tmp_path, broker.url)
