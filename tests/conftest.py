@@ -21,8 +21,9 @@ def _redis_url():
 @pytest.fixture(scope="session", autouse=True)
 def _fast_password_hasher():
     """Every test user's password is hashed with MD5: the production hasher (PBKDF2, a million
-    rounds) costs about 0.3 s of CPU for each user created and each password login, which no
-    test is about. The hashers' own settings are checked in tests/security."""
+    rounds) costs about 0.3 s of CPU for each user created and each password login, and no test
+    is about the hash. Processes a test starts afresh (manage.py, celery workers) keep the
+    settings' hashers; a forked daphne inherits this one."""
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         yield
 

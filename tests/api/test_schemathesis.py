@@ -39,9 +39,9 @@ def api_schema(db, eager_celery, django_capture_on_commit_callbacks):
     # transaction that would close it under the test (the test client disconnects these too).
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
-    schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
-    schema.config.phases.update(phases=PHASES)
-    yield schema
+    loaded = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
+    loaded.config.phases.update(phases=PHASES)
+    yield loaded
     request_started.connect(close_old_connections)
     request_finished.connect(close_old_connections)
 
