@@ -6,6 +6,7 @@ import uuid
 
 import pytest
 from channels.layers import channel_layers
+from django.test.utils import override_settings
 
 
 def _redis_url():
@@ -15,6 +16,16 @@ def _redis_url():
         if url.startswith(("redis://", "rediss://")):
             return url
     return ""
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fast_password_hasher():
+    """Every test user's password is hashed with MD5: the production hasher (PBKDF2, a million
+    rounds) costs about 0.3 s of CPU for each user created and each password login, and no test
+    is about the hash. Processes a test starts afresh (manage.py, celery workers) keep the
+    settings' hashers; a forked daphne inherits this one."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(autouse=True)

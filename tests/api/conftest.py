@@ -16,12 +16,6 @@ def eager_celery():
     celery_app.conf.task_always_eager, celery_app.conf.task_eager_propagates = saved
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hasher(settings):
-    """The factories make many users; the production hasher would cost seconds per test."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def organizer(db):
     """Organizer of ``tournament``; may create tournaments (the permission, not staff status)."""

@@ -18,11 +18,6 @@ from tournaments.services import results
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 def test_the_desk_and_the_standings_follow_a_result_without_polling(browser, daphne_server):
     require_shared_database()
     organizer = factories.user()

@@ -15,9 +15,8 @@ def eager_celery():
 
 
 @pytest.fixture(autouse=True)
-def fresh_throttles(settings):
+def fresh_throttles():
     """Throttle counters live in the cache: every test starts with none."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     cache.clear()
     yield
     cache.clear()

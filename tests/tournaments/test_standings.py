@@ -152,7 +152,8 @@ def _fill(group):
 
 
 @pytest.mark.django_db
-def test_fixed_number_of_queries_for_4_and_16_lines():
+def test_fixed_number_of_queries_for_4_and_16_lines(django_assert_num_queries):
+    """The table (with its grid) and the ranked rows alone, on the same two filled groups."""
     counts = []
     for n in (4, 16):
         _t, group, _ln = group_of(n)
@@ -162,17 +163,10 @@ def test_fixed_number_of_queries_for_4_and_16_lines():
             table = standings.group_table(group)
         assert len(table.rows) == n
         counts.append(len(queries))
-    assert counts[0] == counts[1] == 3
-
-
-@pytest.mark.django_db
-def test_group_standings_query_count(django_assert_num_queries):
-    for n in (4, 16):
-        _t, group, _ln = group_of(n)
-        _fill(group)
         group = Group.objects.select_related("stage__tournament").get(pk=group.pk)
         with django_assert_num_queries(3):
-            standings.group_standings(group)
+            assert len(standings.group_standings(group)) == n
+    assert counts[0] == counts[1] == 3
 
 
 @pytest.mark.django_db
