@@ -5,7 +5,7 @@ tournament with lines, matches and a verified record, so generated ids sometimes
 Bounded to stay well under a minute: the schema's own examples and ``MAX_EXAMPLES`` fuzzed
 requests per operation, valid and invalid. schemathesis's coverage phase (every boundary and
 wrong-type value of every parameter, about 3,500 requests over this schema, three quarters of
-the test's time) is left out; ``SCHEMATHESIS_COVERAGE=1`` runs it too.
+the test's time) is left out here; ``SCHEMATHESIS_COVERAGE=1`` runs it too, as ``.ci/run`` does.
 """
 
 import os
