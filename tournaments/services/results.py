@@ -1337,12 +1337,22 @@ def enter_result(match, deals, **kwargs):
 
 
 def lock_matches(match_ids) -> dict[int, Match]:
-    """Lock several matches in one query, in id order (two batches never deadlock), with the
-    rows :func:`apply_verified_result` reads; for ``locked=True`` callers."""
+    """Lock several matches in one query, in id order (two batches never deadlock), then read
+    them with the rows :func:`apply_verified_result` reads; for ``locked=True`` callers."""
+    ids = sorted(set(match_ids))
+    # The lock first, in a statement of its own: a statement that waited for a lock reads the
+    # other tables as they were when it began, so versions committed by the transaction it
+    # waited for would be missing from what it read along with the match (a version number
+    # used twice, a version in force that no longer is). The rows are read once held.
+    list(
+        Match.objects.select_for_update(of=("self",))
+        .filter(pk__in=ids)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
     versions = ResultVersion.objects.filter(match=OuterRef("pk")).order_by("-number")
     locked = _with_shared_stages(
-        Match.objects.select_for_update(of=("self",))
-        .select_related("round", "home", "away")
+        Match.objects.select_related("round", "home", "away")
         # what ResultBatch.preload needs, in the same query
         .annotate(
             last_version=Subquery(versions.values("number")[:1]),
@@ -1350,7 +1360,7 @@ def lock_matches(match_ids) -> dict[int, Match]:
                 versions.filter(status=ResultVersion.Status.IN_FORCE).values("pk")[:1]
             ),
         )
-        .filter(pk__in=sorted(set(match_ids)))
+        .filter(pk__in=ids)
         .order_by("pk")
     )
     return {match.pk: match for match in locked}
