@@ -215,3 +215,22 @@ def test_knockout_records_in_one_batch_move_their_lines_as_alone(
     winners = {Match.objects.get(pk=s.pk).winner_id for s in semis}
     assert set(final_of(semis)) == winners
     assert snapshot(together)[:2] == snapshot(alone)[:2]
+
+
+@pytest.mark.django_db
+def test_a_record_after_one_that_waits_for_a_decision_on_the_same_match_is_written():
+    """A group whose only rows so far are a version waiting for a decision (nothing projected
+    yet) must still be flushed before the same match is written again: a second record of the
+    result in force comes into force beside it instead of failing."""
+    tournament = factories.tournament(lines=3)
+    match = factories.matches(tournament)[0]
+    services.run_verification(submit(match, seed=11))  # v1 in force
+    other = submit(match, seed=999)  # another result: waits for a decision
+    same = submit(match, seed=11, declared=False)  # the result in force again
+    assert services.verify_waiting(other, bound=2) == "verified"
+    assert Submission.objects.get(pk=same).state == "verified"
+    versions = ResultVersion.objects.filter(match=match).order_by("number")
+    assert [(v.number, v.submission_id, v.status) for v in versions][1:] == [
+        (2, other, "awaiting"),
+        (3, same, "in_force"),
+    ]

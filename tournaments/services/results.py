@@ -486,7 +486,8 @@ class ResultBatch:
         )
 
     def must_flush_before(self, match) -> bool:
-        return bool(self._matches) and (_linked(match) or self.pending(match))
+        # pending: its version may wait alone (a record waiting for a decision projects nothing)
+        return self.pending(match) or (bool(self._matches) and _linked(match))
 
     def writes_now(self, match) -> bool:
         """Whether writing a result of ``match`` touches the database before the flush: a
