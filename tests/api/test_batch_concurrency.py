@@ -7,13 +7,13 @@ import time
 from unittest import mock
 
 import pytest
-from django.db import connection, transaction
+from django.db import OperationalError, connection, connections, transaction
 
 from games import services
 from games.models import Submission
 from tests.api import factories
 from tests.pages.factories import winning_deals
-from tournaments.models import ResultVersion
+from tournaments.models import DealResult, ResultVersion
 from tournaments.services import results
 
 pytestmark = pytest.mark.skipif(
@@ -117,3 +117,27 @@ def test_a_result_committed_while_the_batch_waits_for_the_match_is_seen_by_the_b
     )
     assert versions == [(1, "desk", "in_force"), (2, "record", "awaiting")]
     assert Submission.objects.get(pk=pk).state == "verified"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_database_trouble_while_a_group_s_rows_are_copied_is_retried_not_blamed_on_the_record():
+    """The deal rows are copied in at the flush: a database error there (here a lock it could
+    not wait for) reaches the task as the database's trouble it retries, as for any other
+    statement, not as the record's failure that ends it in ``error``."""
+    tournament = factories.tournament(lines=3)
+    ids = [_submit(match, seed=300 + i) for i, match in enumerate(factories.matches(tournament))]
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("BEGIN")
+            cursor.execute(f"LOCK TABLE {DealResult._meta.db_table} IN ACCESS EXCLUSIVE MODE")
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '200ms'")
+        with pytest.raises(OperationalError):
+            services.verify_waiting(ids[0])
+    finally:
+        other.close()
+        with connection.cursor() as cursor:
+            cursor.execute("RESET lock_timeout")
+    assert set(Submission.objects.filter(pk__in=ids).values_list("state", flat=True)) == {"pending"}
+    assert not ResultVersion.objects.filter(submission__in=ids).exists()
