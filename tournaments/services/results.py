@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -1388,8 +1388,10 @@ def apply_verified_result(match, verdict, *, user=None, source=None, submission=
     ``locked``: the caller's transaction already holds the match row lock, taken with
     :func:`lock_matches` (a batch of records locks its matches in one query).
     """
-    # locked: the caller's transaction holds the lock and its own savepoint for this record
-    with transaction.atomic(savepoint=not locked):
+    # locked: the caller's transaction holds the lock and undoes this result if it fails (a
+    # savepoint of its own, or, in a batch, nothing written before the flush); an atomic block
+    # without a savepoint here would doom the caller's whole transaction on a refusal
+    with nullcontext() if locked else transaction.atomic():
         held = match if locked else _lock(match)
         _check_lines(held)
         decision = decision_from_verdict(held, verdict)
