@@ -1,6 +1,6 @@
-"""A batch of records written while another transaction changes the same matches (real
-PostgreSQL, two sessions): what the batch reads about a match's versions must be what that
-transaction committed, since the batch waited for its lock."""
+"""A batch of records written beside another session (real PostgreSQL): what the batch reads about
+a match's versions must be what the transaction it waited for committed, and a database error
+while its rows are copied in is the database's trouble, retried."""
 
 import threading
 import time
