@@ -7,6 +7,7 @@ from unittest import mock
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils.translation import gettext
 
 from games import services
 from games.models import Submission
@@ -215,3 +216,54 @@ def test_knockout_records_in_one_batch_move_their_lines_as_alone(
     winners = {Match.objects.get(pk=s.pk).winner_id for s in semis}
     assert set(final_of(semis)) == winners
     assert snapshot(together)[:2] == snapshot(alone)[:2]
+
+
+@pytest.mark.django_db
+def test_a_record_after_one_that_waits_for_a_decision_on_the_same_match_is_written():
+    """A group whose only rows so far are a version waiting for a decision (nothing projected
+    yet) must still be flushed before the same match is written again: a second record of the
+    result in force comes into force beside it instead of failing."""
+    tournament = factories.tournament(lines=3)
+    match = factories.matches(tournament)[0]
+    services.run_verification(submit(match, seed=11))  # v1 in force
+    other = submit(match, seed=999)  # another result: waits for a decision
+    same = submit(match, seed=11, declared=False)  # the result in force again
+    assert services.verify_waiting(other, bound=2) == "verified"
+    assert Submission.objects.get(pk=same).state == "verified"
+    versions = ResultVersion.objects.filter(match=match).order_by("number")
+    assert [(v.number, v.submission_id, v.status) for v in versions][1:] == [
+        (2, other, "awaiting"),
+        (3, same, "in_force"),
+    ]
+
+
+@pytest.mark.django_db
+def test_a_record_the_writer_refuses_without_a_savepoint_fails_alone():
+    """A fresh result is written without a savepoint of its own (``ResultBatch.writes_now``):
+    the writer refusing it (here a knock-out final that lost a line to a corrected semi-final
+    while its record waited) must end that record in ``error`` and leave the group's
+    transaction usable for the others."""
+    cup = factories.tournament(lines=4, knockout=True)
+    stage = cup.stages.get()
+    Match.objects.filter(round__stage=stage).delete()
+    stage.rounds.all().delete()
+    schedule.generate_knockout(stage, schedule.seeded_lines(cup))
+    semis = list(Match.objects.filter(round__stage=stage, home__isnull=False, away__isnull=False))
+    for semi in semis:
+        results.save_result(semi, winning_deals(0, 1))
+    final = Match.objects.get(pk=semis[0].next_match_id)
+    assert final.next_match_id is None and final.loser_next_match_id is None
+    in_the_final = submit(final, seed=1)
+    results.delete_result(semis[0])  # the final loses a line
+    league = factories.tournament(lines=3)
+    elsewhere = submit(factories.matches(league)[0], seed=2)
+
+    assert services.verify_waiting(in_the_final, bound=2) == "error"
+    refused = Submission.objects.get(pk=in_the_final)
+    assert (refused.state, refused.error_reason) == (
+        "error",
+        gettext("This match does not have both lines yet."),
+    )
+    assert Submission.objects.get(pk=elsewhere).state == "verified"
+    assert not ResultVersion.objects.filter(submission=in_the_final).exists()
+    assert ResultVersion.objects.filter(submission=elsewhere, status="in_force").exists()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
@@ -486,7 +486,8 @@ class ResultBatch:
         )
 
     def must_flush_before(self, match) -> bool:
-        return bool(self._matches) and (_linked(match) or self.pending(match))
+        # pending: its version may wait alone (a record waiting for a decision projects nothing)
+        return self.pending(match) or (bool(self._matches) and _linked(match))
 
     def writes_now(self, match) -> bool:
         """Whether writing a result of ``match`` touches the database before the flush: a
@@ -1337,12 +1338,22 @@ def enter_result(match, deals, **kwargs):
 
 
 def lock_matches(match_ids) -> dict[int, Match]:
-    """Lock several matches in one query, in id order (two batches never deadlock), with the
-    rows :func:`apply_verified_result` reads; for ``locked=True`` callers."""
+    """Lock several matches in one query, in id order (two batches never deadlock), then read
+    them with the rows :func:`apply_verified_result` reads; for ``locked=True`` callers."""
+    ids = sorted(set(match_ids))
+    # The lock first, in a statement of its own: a statement that waited for a lock reads the
+    # other tables as they were when it began, so versions committed by the transaction it
+    # waited for would be missing from what it read along with the match (a version number
+    # used twice, a version in force that no longer is). The rows are read once held.
+    list(
+        Match.objects.select_for_update(of=("self",))
+        .filter(pk__in=ids)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
     versions = ResultVersion.objects.filter(match=OuterRef("pk")).order_by("-number")
     locked = _with_shared_stages(
-        Match.objects.select_for_update(of=("self",))
-        .select_related("round", "home", "away")
+        Match.objects.select_related("round", "home", "away")
         # what ResultBatch.preload needs, in the same query
         .annotate(
             last_version=Subquery(versions.values("number")[:1]),
@@ -1350,7 +1361,7 @@ def lock_matches(match_ids) -> dict[int, Match]:
                 versions.filter(status=ResultVersion.Status.IN_FORCE).values("pk")[:1]
             ),
         )
-        .filter(pk__in=sorted(set(match_ids)))
+        .filter(pk__in=ids)
         .order_by("pk")
     )
     return {match.pk: match for match in locked}
@@ -1377,8 +1388,10 @@ def apply_verified_result(match, verdict, *, user=None, source=None, submission=
     ``locked``: the caller's transaction already holds the match row lock, taken with
     :func:`lock_matches` (a batch of records locks its matches in one query).
     """
-    # locked: the caller's transaction holds the lock and its own savepoint for this record
-    with transaction.atomic(savepoint=not locked):
+    # locked: the caller's transaction holds the lock and undoes this result if it fails (a
+    # savepoint of its own, or, in a batch, nothing written before the flush); an atomic block
+    # without a savepoint here would doom the caller's whole transaction on a refusal
+    with nullcontext() if locked else transaction.atomic():
         held = match if locked else _lock(match)
         _check_lines(held)
         decision = decision_from_verdict(held, verdict)

@@ -62,7 +62,9 @@ def insert_many(model, fields, values) -> int:
         f"COPY {quote(meta.db_table)} ({', '.join(quote(field.column) for field in columns)}) "
         "FROM STDIN"
     )
-    with connection.cursor() as cursor, cursor.copy(sql) as copy:
+    # psycopg's copy() is not one of the cursor methods Django translates the errors of: without
+    # this a database error here would escape ``except django.db.OperationalError`` and the like
+    with connection.wrap_database_errors, connection.cursor() as cursor, cursor.copy(sql) as copy:
         for row in values:
             if prepared:
                 row = list(row)
