@@ -227,6 +227,10 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# When a pool process dies (a record that kills it, an out-of-memory kill), the worker waits this
+# long for a result before the message goes back to the queue; there is no result backend, so
+# Celery's 10 s only kept a slot idle (a poison record held one for 10 s a delivery).
+CELERY_WORKER_LOST_WAIT = env.float("CELERY_WORKER_LOST_WAIT", default=1.0)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_BACKEND = None

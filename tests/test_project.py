@@ -19,3 +19,12 @@ def test_no_missing_migrations():
 
 def test_celery_is_eager_only_without_a_broker():
     assert (not os.environ.get("CELERY_BROKER_URL")) == settings.CELERY_TASK_ALWAYS_EAGER
+
+
+def test_a_dead_pool_process_gives_its_message_back_within_a_second_or_two():
+    """No result backend: Celery's default 10 s wait for a dead pool process's result only kept
+    the slot idle (a poison record held one for 10 s a delivery)."""
+    from config.celery import app
+
+    assert app.conf.task_reject_on_worker_lost and app.conf.task_acks_late
+    assert app.conf.worker_lost_wait <= 2
