@@ -6,6 +6,7 @@ from unittest import mock
 
 import pytest
 from django.db import connection, transaction
+from django.db.models import QuerySet
 from django.test.utils import CaptureQueriesContext
 from django.utils.translation import gettext
 
@@ -13,7 +14,7 @@ from games import services
 from games.models import Submission
 from tests.api import factories
 from tests.pages.factories import winning_deals
-from tournaments.models import ChangeLog, DealResult, Match, MatchResult, ResultVersion
+from tournaments.models import ChangeLog, DealResult, Match, MatchResult, ResultVersion, Stage
 from tournaments.services import results, schedule
 from tournaments.signals import results_changed
 
@@ -267,3 +268,32 @@ def test_a_record_the_writer_refuses_without_a_savepoint_fails_alone():
     assert Submission.objects.get(pk=elsewhere).state == "verified"
     assert not ResultVersion.objects.filter(submission=in_the_final).exists()
     assert ResultVersion.objects.filter(submission=elsewhere, status="in_force").exists()
+
+
+@pytest.mark.django_db
+def test_results_changed_leaves_out_a_match_whose_stage_went_between_its_two_reads():
+    """``send_results_changed`` reads the matches, then their stages (after the commit, no lock
+    held): a stage deleted in between takes its matches out of the announcement, not the rest."""
+    kept, gone = factories.tournament(lines=3), factories.tournament(lines=3)
+    announced = [factories.matches(kept)[0].pk, factories.matches(gone)[0].pk]
+    gone_stage = gone.stages.get().pk
+    real_in_bulk = QuerySet.in_bulk
+
+    def in_bulk_without_the_deleted(queryset, id_list=None, **kwargs):
+        found = real_in_bulk(queryset, id_list, **kwargs)
+        if queryset.model is Stage:
+            found.pop(gone_stage, None)
+        return found
+
+    heard = []
+
+    def listener(sender, matches, **kwargs):
+        heard.extend(m.pk for m in matches)
+
+    results_changed.connect(listener)
+    try:
+        with mock.patch.object(QuerySet, "in_bulk", in_bulk_without_the_deleted):
+            results.send_results_changed(announced)
+    finally:
+        results_changed.disconnect(listener)
+    assert heard == announced[:1]

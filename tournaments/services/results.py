@@ -1374,6 +1374,9 @@ def _with_shared_stages(matches) -> list[Match]:
     stages = Stage.objects.select_related("tournament__vp_table").in_bulk(
         {match.round.stage_id for match in matches}
     )
+    # A stage deleted between the two reads (only possible unlocked, after a commit) takes its
+    # matches with it: they are left out rather than failing the others.
+    matches = [match for match in matches if match.round.stage_id in stages]
     for match in matches:
         match.round.stage = stages[match.round.stage_id]
     return matches
