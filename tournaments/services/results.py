@@ -403,12 +403,12 @@ class ResultBatch:
     """Results written together in one transaction (a group of verified records).
 
     The same writer runs for each result; what the batch changes is where its rows go: the
-    versions in force and the last version numbers of the batch's matches are read in two
-    queries (:meth:`preload`), VP tables once, and the new versions, the versions they put out
-    of force and the projection (deal and score rows, the match row, the change log) are written
-    in one statement per table by :meth:`flush`. The
-    results are announced once inside the transaction (``results_written``) and once after the
-    commit (``results_changed``), or not at all (:func:`written_together`).
+    versions in force and the last version numbers of the batch's matches are read once
+    (:meth:`preload`, with the matches when :func:`lock_matches` read them), VP tables once,
+    and the new versions, the versions they put out of force and the projection (deal and score
+    rows, the match row, the change log) are written in one statement per table by
+    :meth:`flush`. The results are announced once inside the transaction (``results_written``)
+    and once after the commit (``results_changed``), or not at all (:func:`written_together`).
 
     A caller that undoes one result (its savepoint rolled back) calls :meth:`undo` with the
     :meth:`mark` taken before it. A match whose rows are still pending, or a knock-out match
@@ -443,7 +443,10 @@ class ResultBatch:
         self._current.update(dict.fromkeys(ids))
         if all(hasattr(m, "last_version") for m in matches):
             self._last.update({m.pk: m.last_version or 0 for m in matches})
-            wanted = Q(pk__in=[m.in_force_id for m in matches if m.in_force_id is not None])
+            in_force = [m.in_force_id for m in matches if m.in_force_id is not None]
+            if not in_force:
+                return
+            wanted = Q(pk__in=in_force)
         else:
             self._last.update(dict.fromkeys(ids, 0))
             for match_id, last in (
@@ -454,8 +457,6 @@ class ResultBatch:
             ):
                 self._last[match_id] = last
             wanted = Q(match__in=ids, status=ResultVersion.Status.IN_FORCE)
-        if wanted == Q(pk__in=[]):
-            return
         for version in (
             ResultVersion.objects.filter(wanted)
             .select_related("author", "submission")
