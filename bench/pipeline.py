@@ -11,8 +11,10 @@ Needs PostgreSQL and a broker (Redis or RabbitMQ):
 It creates a throwaway ``test_<name>`` database, a tournament whose group has enough lines for
 ``--records`` matches and legal records (2-player scopa to 11). Burst (no ``--rate``): every
 record is submitted through ``games.services.submit_record`` (the API's code path without HTTP)
-before any worker runs, so submission is timed on its own; then ``--workers`` worker processes
-(``celery worker -c 1`` each) drain the queue, timed from their start to the last verification.
+before any worker consumes, so submission is timed on its own; then ``--workers`` worker
+processes (``celery worker -c 1`` each), started beforehand on a queue nobody sends to, are told
+to consume the records' queue (``add_consumer``) and drain it, timed from then to the last
+verification.
 With ``--batch N`` the records are submitted N at a time through ``submit_records`` (what
 ``POST /api/v1/records/`` calls), one verification message per batch. Paced: workers run first
 and records arrive at ``--rate`` per second. Latency is
@@ -21,8 +23,9 @@ and records arrive at ``--rate`` per second. Latency is
 figures before 2026-11-23 evening polled only once every record was submitted, which added the
 rest of the submission to every paced submit-to-rated). CPU per record is read from ``/proc``
 for the worker processes and for the PostgreSQL backends of the test database (this script's
-own excluded), and for the workers also without their start-up (what one idle worker spends
-starting, measured first on a queue nobody sends to);
+own excluded), from the moment every worker answers a ping to the last rating, so their
+start-up is left out (until 2026-11-24 it was estimated from another worker and subtracted,
+within about 1 ms a record);
 queries per record are counted in-process over a sample (verification plus the share of one
 debounced rating run).
 """
@@ -31,6 +34,7 @@ import argparse
 import math
 import os
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -65,7 +69,7 @@ def database_url(name):
     )
 
 
-def start_worker(db_name, logfile, index=0, queue=None):
+def start_worker(db_name, logfile, index=0):
     env = dict(
         os.environ,
         DATABASE_URL=database_url(db_name),
@@ -89,9 +93,9 @@ def start_worker(db_name, logfile, index=0, queue=None):
         "--without-mingle",
         "-l",
         "WARNING",
+        "-Q",
+        IDLE_QUEUE,
     ]
-    if queue:
-        cmd += ["-Q", queue]
     return subprocess.Popen(
         cmd, cwd=ROOT, env=env, stdout=logfile, stderr=subprocess.STDOUT, start_new_session=True
     )
@@ -180,15 +184,31 @@ def engine_cpu_ms(records):
     return best / len(texts) * 1000
 
 
-def start_up_cpu(db_name, log, settle_s=8.0):
-    """CPU seconds one worker spends starting (imports, Django, connecting), measured on a queue
-    nobody sends to, so the drain's CPU per record can be given without it."""
-    worker = start_worker(db_name, log, 99, queue="bench-idle")
-    time.sleep(settle_s)
-    seconds = cpu_seconds(group_pids(worker.pid))
-    os.killpg(worker.pid, signal.SIGTERM)
-    worker.wait(30)
-    return seconds
+IDLE_QUEUE = "bench-idle"  # a queue nobody sends to: the workers start on it
+
+
+def ready_workers(names, timeout_s=60.0):
+    """Wait until every worker named answers a ping (started, connected, consuming)."""
+    from config.celery import app
+
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        answered = {
+            name for reply in app.control.ping(destination=names, timeout=1.0) for name in reply
+        }
+        if answered >= set(names):
+            return
+    raise SystemExit(f"workers not ready after {timeout_s:.0f} s: {names}")
+
+
+def open_the_queue(names):
+    """The ready workers start consuming the queue the records' messages are in."""
+    from config.celery import app
+
+    queue = app.conf.task_default_queue
+    replies = app.control.add_consumer(queue, destination=names, reply=True, timeout=5.0)
+    if len(replies) != len(names):
+        raise SystemExit(f"add_consumer answered by {len(replies)} of {len(names)} workers")
 
 
 def run(n_records, lines, rate, n_workers, db_name, log, batch=0):
@@ -205,16 +225,22 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0):
     size = sum(len(str(r)) for r in records) / len(records)
     print(f"{len(matches)} matches, {n_lines} lines, records ~{size / 1024:.1f} KiB each")
 
-    boot_cpu = start_up_cpu(db_name, log)
-    workers = []
+    # The workers start on a queue nobody sends to; their CPU and PostgreSQL's are read once
+    # they answer a ping, and only then do they consume the records' queue: what is measured is
+    # their work, without their start-up.
+    host = socket.gethostname()
+    names = [f"bench{i}@{host}" for i in range(n_workers)]
+    workers = [start_worker(db_name, log, i) for i in range(n_workers)]
+    ready_workers(names)
+    ready_cpu = sum(cpu_seconds(group_pids(w.pid)) for w in workers)
+    ready_pg_cpu = cpu_seconds(backend_pids())
 
     def start():
-        for i in range(n_workers):
-            workers.append(start_worker(db_name, log, i))
+        open_the_queue(names)
 
     if rate:
         start()
-        time.sleep(4)  # let the workers connect before the clock starts
+        time.sleep(1)  # the consumers are set up before the clock starts
     match_ids = {m.pk for m in matches}
     rated_at = {}
     watching = threading.Event()
@@ -267,8 +293,8 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0):
     verified_all = time.perf_counter()
     watching.set()
     watcher.join()
-    worker_cpu = sum(cpu_seconds(group_pids(w.pid)) for w in workers)
-    pg_cpu = cpu_seconds(backend_pids())
+    worker_cpu = sum(cpu_seconds(group_pids(w.pid)) for w in workers) - ready_cpu
+    pg_cpu = cpu_seconds(backend_pids()) - ready_pg_cpu
     for w in workers:
         os.killpg(w.pid, signal.SIGTERM)
     for w in workers:
@@ -296,8 +322,7 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0):
         "rated_median_ms": statistics.median(to_rated) * 1000,
         "rated_p95_ms": percentile(to_rated, 95) * 1000,
         "worker_cpu_ms": worker_cpu / len(subs) * 1000,
-        "worker_steady_cpu_ms": (worker_cpu - boot_cpu * len(workers)) / len(subs) * 1000,
-        "boot_cpu_s": boot_cpu,
+        "ready_cpu_s": ready_cpu / len(workers),
         "pg_cpu_ms": pg_cpu / len(subs) * 1000,
         "engine_ms": engine_ms,
         "queries_verify": per_verify,
@@ -356,14 +381,14 @@ def main():
         f"p95 {result['rated_p95_ms']:.0f} ms"
     )
     print(
-        f"CPU per record: workers {result['worker_cpu_ms']:.1f} ms "
-        f"({result['worker_steady_cpu_ms']:.1f} ms without their start-up, "
-        f"{result['boot_cpu_s']:.2f} s each), PostgreSQL {result['pg_cpu_ms']:.1f} ms"
+        f"CPU per record from the workers' ready: workers {result['worker_cpu_ms']:.2f} ms, "
+        f"PostgreSQL {result['pg_cpu_ms']:.2f} ms (start-up left out: "
+        f"{result['ready_cpu_s']:.2f} s a worker)"
     )
-    steady = result["worker_steady_cpu_ms"] + result["pg_cpu_ms"]
+    both = result["worker_cpu_ms"] + result["pg_cpu_ms"]
     print(
-        f"engine alone: {result['engine_ms']:.2f} ms per record; workers without start-up plus "
-        f"PostgreSQL: {steady:.1f} ms, {steady / result['engine_ms']:.1f} times the engine"
+        f"engine alone: {result['engine_ms']:.2f} ms per record; workers plus PostgreSQL: "
+        f"{both:.2f} ms, {both / result['engine_ms']:.1f} times the engine"
     )
     print(
         f"queries per record (in-process sample): verification {result['queries_verify']:.1f}, "

@@ -33,7 +33,6 @@ from django.db.models import (
     F,
     Func,
     IntegerField,
-    JSONField,
     Max,
     OuterRef,
     Q,
@@ -662,19 +661,15 @@ def _store(
         submission = Submission(
             match=item.match,
             version=held.last_version,
-            # As an expression, so the insert sends each document as one parameter: Django's
-            # bulk insert would otherwise pass the column as one text array, which psycopg
-            # writes escaping every quote of every document in Python (6 ms a record).
-            document=Value(item.body, output_field=JSONField()),
+            document=item.body,
             content_hash=item.digest,
             submitter=submitter,
             source=source,
         )
         held.same[item.digest] = -1 - len(new)  # the same record twice in one batch
         new.append((item.index, submission))
-    created = Submission.objects.bulk_create([submission for _index, submission in new])
+    created = rows.create_many([submission for _index, submission in new])
     for (index, _unsaved), submission in zip(new, created, strict=True):
-        submission.document = submission.document.value
         outcomes[index] = SubmitResult(submission, True)
         logger.info(
             "match %s: stored record version %s (%s)",

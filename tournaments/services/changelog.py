@@ -5,6 +5,7 @@ import logging
 from django.db.models.signals import post_save
 
 from tournaments.models import ChangeLog
+from tournaments.services.rows import create_many
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ def record_many(rows: list[ChangeLog]) -> list[ChangeLog]:
     """Write several ChangeLog rows in one statement (a batch of results). ``post_save`` is sent
     once per tournament, for its last row: its listeners (the desk's live page) hear that the
     log changed, not each row."""
-    created = ChangeLog.objects.bulk_create(rows)
+    created = create_many(rows)
     last = {}
     for row in created:
         logger.info("tournament %s: %s %s", row.tournament_id, row.action, row.detail)

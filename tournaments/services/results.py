@@ -558,7 +558,7 @@ class ResultBatch:
         if self._superseded:
             rows.update_each(self._superseded, ["status"])
         if self._versions:
-            ResultVersion.objects.bulk_create(self._versions)
+            rows.create_many(self._versions)
         rows.insert_many(DealResult, DEAL_COLUMNS, self._deals)
         rows.insert_many(MatchResult, SCORE_COLUMNS, self._scores)
         if self._matches:

@@ -57,6 +57,17 @@ def insert_many(model, fields, values) -> int:
         return len(values)
     # Only the columns whose Python value is not what psycopg sends as is (JSON) are prepared.
     prepared = [i for i, field in enumerate(columns) if field.get_internal_type() == "JSONField"]
+    if prepared:
+        values = [list(row) for row in values]
+        for row in values:
+            for i in prepared:
+                row[i] = columns[i].get_db_prep_save(row[i], connection)
+    _copy(connection, meta, columns, values)
+    return len(values)
+
+
+def _copy(connection, meta, columns, values) -> None:
+    """``COPY`` rows of values ready for psycopg into ``meta``'s table."""
     quote = connection.ops.quote_name
     sql = (
         f"COPY {quote(meta.db_table)} ({', '.join(quote(field.column) for field in columns)}) "
@@ -66,10 +77,47 @@ def insert_many(model, fields, values) -> int:
     # this a database error here would escape ``except django.db.OperationalError`` and the like
     with connection.wrap_database_errors, connection.cursor() as cursor, cursor.copy(sql) as copy:
         for row in values:
-            if prepared:
-                row = list(row)
-                for i in prepared:
-                    row[i] = columns[i].get_db_prep_save(row[i], connection)
             copy.write_row(row)
     logger.debug("inserted %d %s rows", len(values), meta.label)
-    return len(values)
+
+
+def create_many(objects: list) -> list:
+    """Insert model instances (one model) and give them their primary keys, like
+    ``bulk_create`` without its per-value SQL.
+
+    On PostgreSQL the keys come from the table's sequence in one query and the rows go in by
+    ``COPY``, as in :func:`insert_many`. Django's ``bulk_create`` sends each column as one array
+    (``UNNEST``), and psycopg escapes an array of JSON texts quote by quote in Python: a sixth
+    of a verified batch's CPU went on its versions' sheets. Fields' ``pre_save`` runs as in
+    ``bulk_create`` (``auto_now_add``); no ``save()``, no signals. Elsewhere: ``bulk_create``.
+    """
+    if not objects:
+        return []
+    model = type(objects[0])
+    meta = model._meta
+    connection = connections[router.db_for_write(model)]
+    if connection.vendor != "postgresql":
+        return model.objects.bulk_create(objects)
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [quote(meta.db_table), meta.pk.column, len(objects)],
+        )
+        keys = [row[0] for row in cursor.fetchall()]
+    fields = meta.concrete_fields
+    for obj, key in zip(objects, keys, strict=True):
+        obj.pk = key
+    _copy(
+        connection,
+        meta,
+        fields,
+        [
+            [field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields]
+            for obj in objects
+        ],
+    )
+    for obj in objects:
+        obj._state.adding = False
+        obj._state.db = connection.alias
+    return objects

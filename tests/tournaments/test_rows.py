@@ -1,0 +1,49 @@
+"""``tournaments.services.rows.create_many``: the batch writer's inserts of model instances
+(result versions, change-log rows, submissions) give every instance its key and store exactly
+what ``save()`` would, without Django's one-array-per-column insert."""
+
+import pytest
+
+from tests.api import factories
+from tournaments.models import ResultVersion
+from tournaments.services import rows
+
+pytestmark = pytest.mark.django_db
+
+
+def versions(match, sheets):
+    return [
+        ResultVersion(
+            match=match,
+            number=number,
+            source="desk",
+            status=ResultVersion.Status.SUPERSEDED,
+            sheet=sheet,
+            reason=f'v{number} "quoted" \\ back\tslash',
+        )
+        for number, sheet in enumerate(sheets, start=1)
+    ]
+
+
+def test_instances_get_their_keys_and_the_rows_hold_what_save_would_store():
+    match = factories.matches(factories.tournament(lines=4))[0]
+    sheets = [
+        {"deals": [{"points": [3, 1], "note": 'say "scopa"\n\\'}], "outcome": "normal"},
+        None,  # a deletion: SQL NULL, not JSON null
+        {"deals": [], "ünïcode": "€ — è"},
+    ]
+    made = rows.create_many(versions(match, sheets))
+    saved = versions(match, sheets)
+    for version in saved:
+        version.number += 10
+        version.save()
+    assert [v.pk for v in made] == sorted(v.pk for v in made)
+    assert all(not v._state.adding for v in made)
+    stored = {v.pk: v for v in ResultVersion.objects.filter(match=match)}
+    for version, twin in zip(made, saved, strict=True):
+        row = stored[version.pk]
+        assert row.sheet == twin.sheet == version.sheet
+        assert row.reason == twin.reason
+        assert row.created_at is not None and row.created_at == version.created_at
+    null_sheets = ResultVersion.objects.filter(match=match, sheet__isnull=True)
+    assert sorted(null_sheets.values_list("number", flat=True)) == [2, 12]
