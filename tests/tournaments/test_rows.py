@@ -47,3 +47,21 @@ def test_instances_get_their_keys_and_the_rows_hold_what_save_would_store():
         assert row.created_at is not None and row.created_at == version.created_at
     null_sheets = ResultVersion.objects.filter(match=match, sheet__isnull=True)
     assert sorted(null_sheets.values_list("number", flat=True)) == [2, 12]
+
+
+def test_update_each_saves_the_fields_of_every_object_the_last_copy_winning():
+    match = factories.matches(factories.tournament(lines=4))[0]
+    made = rows.create_many(versions(match, [{"deals": [1]}, {"deals": [2]}, None]))
+    first, second, third = (ResultVersion.objects.get(pk=v.pk) for v in made)
+    first.status, first.sheet = ResultVersion.Status.IN_FORCE, None
+    second.sheet, second.reason = {"it's": 'a "quote"'}, "ok"
+    third.sheet = {"deals": [3]}
+    again = ResultVersion.objects.get(pk=second.pk)
+    again.reason = "the last copy"
+    assert rows.update_each([first, second, third, again], ["status", "sheet", "reason"]) == 3
+    stored = {v.pk: v for v in ResultVersion.objects.filter(match=match)}
+    assert (stored[first.pk].status, stored[first.pk].sheet) == ("in_force", None)
+    assert (stored[second.pk].sheet, stored[second.pk].reason) == ({"deals": [2]}, "the last copy")
+    assert stored[third.pk].sheet == {"deals": [3]}
+    assert stored[third.pk].reason == made[2].reason  # a field not named is left alone
+    assert rows.update_each([], ["status"]) == 0
