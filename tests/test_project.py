@@ -28,3 +28,22 @@ def test_a_dead_pool_process_gives_its_message_back_within_a_second_or_two():
 
     assert app.conf.task_reject_on_worker_lost and app.conf.task_acks_late
     assert app.conf.worker_lost_wait <= 2
+
+
+def test_a_worker_process_leaves_what_it_started_with_out_of_garbage_collection():
+    """Full collections walked the whole imported project each time (0.1 s, docs/performance.md):
+    a pool process freezes its objects when it starts, a worker without a pool when ready."""
+    import gc
+
+    from celery import signals
+
+    from config.celery import freeze_what_the_worker_started_with as freeze
+
+    for signal in (signals.worker_process_init, signals.worker_ready):
+        assert freeze in [receiver() for _key, receiver in signal.receivers]
+    gc.unfreeze()
+    try:
+        signals.worker_process_init.send(sender=None)
+        assert gc.get_freeze_count() > 10_000
+    finally:
+        gc.unfreeze()
