@@ -430,6 +430,8 @@ class ResultBatch:
         self._deals: list[tuple] = []
         self._scores: list[tuple] = []
         self._matches: list[Match] = []
+        # ids of the matches with rows in _matches or _versions (pending() is asked per record)
+        self._pending: set[int] = set()
         self._logs: list = []
 
     def preload(self, matches) -> None:
@@ -482,9 +484,7 @@ class ResultBatch:
 
     def pending(self, match) -> bool:
         """Rows of ``match`` wait for the flush (its projection, or a version of it)."""
-        return any(m.pk == match.pk for m in self._matches) or any(
-            v.match_id == match.pk for v in self._versions
-        )
+        return match.pk in self._pending
 
     def must_flush_before(self, match) -> bool:
         # pending: its version may wait alone (a record waiting for a decision projects nothing)
@@ -529,6 +529,7 @@ class ResultBatch:
         """Forget what was gathered since ``mark`` (the result of ``match`` was rolled back)."""
         for gathered, length in zip(self._gathered(), mark, strict=True):
             del gathered[length:]
+        self._pending = {m.pk for m in self._matches} | {v.match_id for v in self._versions}
         self._last.pop(match.pk, None)
         self._current.pop(match.pk, None)
         # what lock_matches read along with the match may predate the batch's flushes
@@ -540,6 +541,7 @@ class ResultBatch:
         if superseded is not None:
             self._superseded.append(superseded)
         self._versions.append(version)
+        self._pending.add(version.match_id)
 
     def defer(self, match, deals, scores) -> None:
         """A match's projection: deal and score rows as ``DEAL_COLUMNS`` and ``SCORE_COLUMNS``
@@ -548,6 +550,7 @@ class ResultBatch:
         self._scores.extend(scores)
         match.updated_at = timezone.now()  # the batch update_each applies no auto_now
         self._matches.append(match)
+        self._pending.add(match.pk)
 
     def defer_log(self, entry) -> None:
         self._logs.append(entry)
@@ -570,6 +573,7 @@ class ResultBatch:
             changelog.record_many(self._logs)
         for gathered in self._gathered()[1:]:  # the announcements wait for the end of the batch
             gathered.clear()
+        self._pending.clear()
 
 
 _batch: ContextVar[ResultBatch | None] = ContextVar("result_batch", default=None)
