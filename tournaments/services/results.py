@@ -1358,7 +1358,7 @@ def lock_matches(match_ids) -> dict[int, Match]:
     )
     versions = ResultVersion.objects.filter(match=OuterRef("pk")).order_by("-number")
     locked = _with_shared_stages(
-        Match.objects.select_related("round", "home", "away")
+        Match.objects.select_related("round")
         # what ResultBatch.preload needs, in the same query
         .annotate(
             last_version=Subquery(versions.values("number")[:1]),
