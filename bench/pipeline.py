@@ -17,7 +17,9 @@ to consume the records' queue (``add_consumer``) and drain it, timed from then t
 verification.
 With ``--batch N`` the records are submitted N at a time through ``submit_records`` (what
 ``POST /api/v1/records/`` calls), one verification message per batch. Paced: workers run first
-and records arrive at ``--rate`` per second. Latency is
+and records arrive at ``--rate`` per second, each posted at its time by one of ``--submitters``
+threads (4; until 2026-11-24 one thread posted them one after the other, so each waited for
+the commit of the one before and the submitter, not the API, capped the rate near 30/s). Latency is
 ``verified_at - submitted_at``; submit-to-rated uses the time this script first saw the match's
 ``RatedMatch`` row (polled every 50 ms by a thread of its own from the first submission on; the
 figures before 2026-11-23 evening polled only once every record was submitted, which added the
@@ -40,6 +42,7 @@ import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -211,16 +214,22 @@ def open_the_queue(names):
         raise SystemExit(f"add_consumer answered by {len(replies)} of {len(names)} workers")
 
 
-def run(n_records, lines, rate, n_workers, db_name, log, batch=0):
+def run(n_records, lines, rate, n_workers, db_name, log, batch=0, submitters=4):
     from games import services
     from games.models import Submission
     from ratings.models import RatedMatch
     from tests.api import factories
+    from tournaments.models import Match
 
     n_lines = lines or next(n for n in range(2, 200) if n * (n - 1) // 2 >= n_records + 40)
     organizer = factories.user("bench", is_staff=True)
     tournament = factories.tournament(lines=n_lines, organizer=organizer)
-    matches = factories.matches(tournament)[:n_records]
+    # read as the API reads them (games/api/views.py): with their round, stage and tournament
+    matches = list(
+        Match.objects.select_related("round__stage__tournament", "home", "away")
+        .filter(pk__in=[m.pk for m in factories.matches(tournament)[:n_records]])
+        .order_by("pk")
+    )
     records = [factories.record(tournament, seed=i) for i in range(len(matches))]
     size = sum(len(str(r)) for r in records) / len(records)
     print(f"{len(matches)} matches, {n_lines} lines, records ~{size / 1024:.1f} KiB each")
@@ -271,14 +280,31 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0):
                 if delay > 0:
                     time.sleep(delay)
             services.submit_records(pairs[first : first + batch], user=organizer)
-    for index, (match, record) in enumerate(zip(matches, records, strict=True)):
-        if batch:
-            break
-        if rate:
-            delay = t0 + index / rate - time.perf_counter()
-            if delay > 0:
-                time.sleep(delay)
-        services.submit_record(match, record, user=organizer)
+
+    def submit_one(match, record):
+        try:
+            services.submit_record(match, record, user=organizer)
+        finally:
+            if threading.current_thread() is not threading.main_thread():
+                connection.close()
+
+    # Paced, each record goes out at its time from one of ``submitters`` threads, as players'
+    # platforms post over several connections; one thread alone waits for each submission's
+    # commit before the next (its own limit, about 30 records/s here, not the API's).
+    with ThreadPoolExecutor(max_workers=submitters if rate else 1) as pool:
+        pending = []
+        for index, (match, record) in enumerate(zip(matches, records, strict=True)):
+            if batch:
+                break
+            if rate:
+                delay = t0 + index / rate - time.perf_counter()
+                if delay > 0:
+                    time.sleep(delay)
+                pending.append(pool.submit(submit_one, match, record))
+            else:
+                submit_one(match, record)
+        for future in pending:
+            future.result()
     submit_s = time.perf_counter() - t0
     print(f"submitted in {submit_s:.2f} s ({len(matches) / submit_s:.0f} records/s)")
     drain_from = None
@@ -347,6 +373,12 @@ def main():
         default=0,
         help="submit N records at a time, as POST /api/v1/records/ does (0: one by one)",
     )
+    parser.add_argument(
+        "--submitters",
+        type=int,
+        default=4,
+        help="paced: threads posting the records, each at its time (1: one after the other)",
+    )
     args = parser.parse_args()
     if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
         raise SystemExit("set DATABASE_URL to a PostgreSQL database")
@@ -358,7 +390,14 @@ def main():
     with log_path.open("wb") as log:
         try:
             result = run(
-                args.records, args.lines, args.rate, args.workers, test_name, log, args.batch
+                args.records,
+                args.lines,
+                args.rate,
+                args.workers,
+                test_name,
+                log,
+                args.batch,
+                args.submitters,
             )
         finally:
             connection.close()
