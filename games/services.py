@@ -42,6 +42,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Cast, Coalesce
+from django.db.models.signals import post_save
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -1067,8 +1068,30 @@ def _write_group(group: list[_Work]) -> dict[int, str]:
                 if submission.state == Submission.State.ERROR:
                     batch.undo(mark, match)  # refused: its savepoint undid what it wrote
         rows.update_each(changed, VERDICT_FIELDS)
+        _saved_in_bulk(changed, matches)
     logger.info("wrote %d verdicts in one transaction", len(changed))
     return {submission.pk: str(submission.state) for submission in changed}
+
+
+def _saved_in_bulk(submissions: list[Submission], matches: dict[int, Match]) -> None:
+    """``post_save`` for the records a group refused or failed, once per tournament, as if each
+    had been saved alone (the bulk update sends none): its listeners, the desk's live page
+    (``live.signals``), hear that a record waits there. Verified records change a result, which
+    is announced on its own."""
+    last: dict[int, Submission] = {}
+    for submission in submissions:
+        if submission.state in (Submission.State.REJECTED, Submission.State.ERROR):
+            match = matches.get(submission.match_id)
+            last[match.round.stage.tournament_id if match else -submission.match_id] = submission
+    for submission in last.values():
+        post_save.send(
+            sender=Submission,
+            instance=submission,
+            created=False,
+            update_fields=frozenset(VERDICT_FIELDS),
+            raw=False,
+            using=submission._state.db or "default",
+        )
 
 
 def slow_reason() -> str:

@@ -309,3 +309,35 @@ def test_results_changed_leaves_out_a_match_whose_stage_went_between_its_two_rea
     finally:
         results_changed.disconnect(listener)
     assert heard == announced[:1]
+
+
+@pytest.mark.django_db
+def test_records_a_batch_refuses_are_announced_to_the_desk_once_per_tournament(
+    django_capture_on_commit_callbacks,
+):
+    """The bulk update of verdicts sends no ``post_save``: without one per tournament the desk's
+    live page never heard of a record refused inside a batch, as it does of one verified alone."""
+    tournament = factories.tournament(lines=4)
+    matches = factories.matches(tournament)
+    ids = []
+    for index, match in enumerate(matches[:3]):
+        document = factories.record(tournament, seed=40 + index)
+        if index < 2:  # an illegal play: the engine refuses the record
+            play = document["deals"][0]["plays"][0]
+            hand_other = document["deals"][0]["deck"][0:3]
+            play["card"] = next(
+                c
+                for c in document["deals"][0]["deck"][:12]
+                if c not in hand_other and c != play["card"]
+            )
+        with mock.patch.object(services, "enqueue_verification"):
+            ids.append(services.submit_record(match, document).submission.pk)
+    with (
+        mock.patch("live.signals.announce") as announce,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        services.verify_waiting(ids[0], bound=len(ids))
+    states = dict(Submission.objects.filter(pk__in=ids).values_list("pk", "state"))
+    assert [states[pk] for pk in ids] == ["rejected", "rejected", "verified"]
+    records = [c for c in announce.call_args_list if c.args[1:] == ("record",)]
+    assert records == [mock.call(tournament.pk, "record", desk_only=True)]
