@@ -203,8 +203,8 @@ def test_a_batch_of_records_makes_one_delivery_per_listened_match_in_its_transac
     ready, django_capture_on_commit_callbacks, monkeypatch
 ):
     """One batch of the games pipeline over two tournaments of three matches each, one of them
-    listened to: one query asking whether any endpoint listens, then one per tournament, one
-    insert, a delivery per match of the listened tournament with the state the transaction
+    listened to: one query asking whether any endpoint is active, one whether one hears these
+    tournaments, then one per tournament, one insert, a delivery per match of the listened tournament with the state the transaction
     commits."""
     monkeypatch.setattr(games, "GROUP_WAIT_S", 60)  # one group, whatever the machine's speed
     listened, quiet = factories.tournament(lines=3), factories.tournament(lines=3)
@@ -216,7 +216,7 @@ def test_a_batch_of_records_makes_one_delivery_per_listened_match_in_its_transac
         CaptureQueriesContext(connection) as queries,
     ):
         assert games.verify_waiting(ids[0], bound=len(ids)) == "verified"
-    assert len(_statements(queries, "webhooks_endpoint")) == 1 + 2
+    assert len(_statements(queries, "webhooks_endpoint")) == 2 + 2
     (insert,) = _statements(queries, "webhooks_delivery")
     assert insert.startswith("INSERT")
     deliveries = list(Delivery.objects.all())
@@ -249,8 +249,11 @@ def test_recording_results_costs_no_query_per_match_without_endpoints(
     # whether an endpoint hears their tournaments (and the savepoint): as many for one as for six
     with django_assert_num_queries(1 + 2):
         services.record_results([matches[0].pk])
-    with django_assert_num_queries(1 + 2):
+    with django_assert_num_queries(1 + 2) as queries:
         services.record_results([m.pk for m in matches])
+    # and that one is plain: the question over the matches' tournaments cost 2 ms to build
+    (asked,) = [q["sql"] for q in queries if "webhooks_endpoint" in q["sql"]]
+    assert "tournaments_match" not in asked
 
 
 # -- stages and tournaments ----------------------------------------------------------------------
