@@ -571,9 +571,9 @@ def matches_to_settle(matches) -> list[Match]:
     a line into a later match) or one with an open sheet (one query for all of them)."""
     open_states = (State.DRAFT, *REFEREE_WAITS, State.ACCEPTED)
     with_sheets = set(
-        TableReport.objects.filter(
-            match__in=[m.pk for m in matches], state__in=open_states
-        ).values_list("match_id", flat=True)
+        TableReport.objects.filter(match_id__in=[m.pk for m in matches], state__in=open_states)
+        .order_by()  # the model's ordering joined the matches for nothing
+        .values_list("match_id", flat=True)
     )
     return [
         m

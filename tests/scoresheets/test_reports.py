@@ -330,3 +330,16 @@ def test_the_referee_keeps_the_desks_result_over_a_signed_sheet(first_match, sid
     report.refresh_from_db()
     assert report.state == State.DECIDED and results.in_force(first_match) == desk
     assert ResultVersion.objects.get(pk=report.version_id).status == V.REJECTED
+
+
+def test_the_results_to_settle_are_found_in_one_query_of_the_reports_alone(
+    running, first_match, sides, django_assert_num_queries
+):
+    """Asked after every result written (a group of verified records included): a match with an
+    open sheet is found, one without is not, and only the reports' table is read."""
+    reports.save_draft(sides[0], first_match, SHEET[:1])
+    others = list(Match.objects.filter(round__stage__tournament=running).exclude(pk=first_match.pk))
+    with django_assert_num_queries(1) as queries:
+        settle = reports.matches_to_settle([first_match, *others])
+    assert [m.pk for m in settle] == [first_match.pk]
+    assert "tournaments_match" not in queries.captured_queries[0]["sql"]
