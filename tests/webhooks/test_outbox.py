@@ -204,8 +204,8 @@ def test_a_batch_of_records_makes_one_delivery_per_listened_match_in_its_transac
 ):
     """One batch of the games pipeline over two tournaments of three matches each, one of them
     listened to: one query asking whether any endpoint is active, one whether one hears these
-    tournaments, then one per tournament, one insert, a delivery per match of the listened tournament with the state the transaction
-    commits."""
+    tournaments, then one per tournament, one insert, a delivery per match of the listened
+    tournament with the state the transaction commits."""
     monkeypatch.setattr(games, "GROUP_WAIT_S", 60)  # one group, whatever the machine's speed
     listened, quiet = factories.tournament(lines=3), factories.tournament(lines=3)
     endpoint(listened, ready.url)
