@@ -42,7 +42,6 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Cast, Coalesce
-from django.db.models.signals import post_save
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -1074,24 +1073,16 @@ def _write_group(group: list[_Work]) -> dict[int, str]:
 
 
 def _saved_in_bulk(submissions: list[Submission], matches: dict[int, Match]) -> None:
-    """``post_save`` for the records a group refused or failed, once per tournament, as if each
-    had been saved alone (the bulk update sends none): its listeners, the desk's live page
-    (``live.signals``), hear that a record waits there. Verified records change a result, which
-    is announced on its own."""
+    """The records a group refused or failed are announced as if each had been saved alone,
+    once per tournament (the bulk update sends no ``post_save``): its listeners, the desk's live
+    page (``live.signals``), hear that a record waits there. Verified records change a result,
+    which is announced on its own."""
     last: dict[int, Submission] = {}
     for submission in submissions:
-        if submission.state in (Submission.State.REJECTED, Submission.State.ERROR):
-            match = matches.get(submission.match_id)
-            last[match.round.stage.tournament_id if match else -submission.match_id] = submission
-    for submission in last.values():
-        post_save.send(
-            sender=Submission,
-            instance=submission,
-            created=False,
-            update_fields=frozenset(VERDICT_FIELDS),
-            raw=False,
-            using=submission._state.db or "default",
-        )
+        match = matches.get(submission.match_id)  # None: its stage went since (nothing to tell)
+        if match and submission.state in (Submission.State.REJECTED, Submission.State.ERROR):
+            last[match.round.stage.tournament_id] = submission
+    rows.send_saved(last.values(), created=False, update_fields=frozenset(VERDICT_FIELDS))
 
 
 def slow_reason() -> str:

@@ -2,10 +2,8 @@
 
 import logging
 
-from django.db.models.signals import post_save
-
 from tournaments.models import ChangeLog
-from tournaments.services.rows import create_many
+from tournaments.services.rows import create_many, send_saved
 
 logger = logging.getLogger(__name__)
 
@@ -44,13 +42,5 @@ def record_many(rows: list[ChangeLog]) -> list[ChangeLog]:
     for row in created:
         logger.info("tournament %s: %s %s", row.tournament_id, row.action, row.detail)
         last[row.tournament_id] = row
-    for row in last.values():
-        post_save.send(
-            sender=ChangeLog,
-            instance=row,
-            created=True,
-            update_fields=None,
-            raw=False,
-            using="default",
-        )
+    send_saved(last.values(), created=True)
     return created

@@ -4,6 +4,7 @@ key, at once."""
 import logging
 
 from django.db import connections, router
+from django.db.models.signals import post_save
 
 logger = logging.getLogger(__name__)
 
@@ -140,3 +141,18 @@ def create_many(objects: list) -> list:
         obj._state.adding = False
         obj._state.db = connection.alias
     return objects
+
+
+def send_saved(objects, *, created: bool, update_fields=None) -> None:
+    """``post_save`` for objects written by :func:`create_many` or :func:`update_each`, which
+    send none, as ``save()`` would have sent it: for callers whose listeners must hear of a
+    bulk write (the desk's live page), usually once per tournament rather than per row."""
+    for obj in objects:
+        post_save.send(
+            sender=type(obj),
+            instance=obj,
+            created=created,
+            update_fields=update_fields,
+            raw=False,
+            using=obj._state.db or "default",
+        )
