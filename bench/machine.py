@@ -4,6 +4,8 @@ import os
 import platform
 import socket
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -23,6 +25,21 @@ def database_url(name: str) -> str:
     """``DATABASE_URL`` with another database name (a benchmark's own throwaway database)."""
     url = urlsplit(os.environ["DATABASE_URL"])
     return urlunsplit(url._replace(path="/" + name))
+
+
+@contextmanager
+def throwaway_database() -> Iterator[str]:
+    """A fresh ``test_<name>`` database for the benchmark's own rows (Django's test database of
+    the settings' one), dropped afterwards whatever happens; yields its name."""
+    from django.db import connection
+
+    old_name = connection.settings_dict["NAME"]
+    name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    try:
+        yield name
+    finally:
+        connection.close()
+        connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
 def free_port() -> int:

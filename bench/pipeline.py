@@ -58,18 +58,9 @@ import logging  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.utils import timezone  # noqa: E402
-from machine import cpu_model  # noqa: E402
+from machine import cpu_model, database_url, throwaway_database  # noqa: E402
 
 logging.disable(logging.WARNING)
-
-
-def database_url(name):
-    db = connection.settings_dict
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return (
-        f"postgres://{db.get('USER') or 'postgres'}{password}@{db.get('HOST') or '127.0.0.1'}:"
-        f"{db.get('PORT') or 5432}/{name}"
-    )
 
 
 def start_worker(db_name, logfile, index=0):
@@ -384,24 +375,18 @@ def main():
         raise SystemExit("set DATABASE_URL to a PostgreSQL database")
     if not settings.CELERY_BROKER_URL:
         raise SystemExit("set CELERY_BROKER_URL to a broker (Redis or RabbitMQ)")
-    old_name = connection.settings_dict["NAME"]
-    test_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     log_path = Path("/tmp") / f"bench-pipeline-worker-{os.getpid()}.log"
-    with log_path.open("wb") as log:
-        try:
-            result = run(
-                args.records,
-                args.lines,
-                args.rate,
-                args.workers,
-                test_name,
-                log,
-                args.batch,
-                args.submitters,
-            )
-        finally:
-            connection.close()
-            connection.creation.destroy_test_db(old_name, verbosity=0)
+    with log_path.open("wb") as log, throwaway_database() as test_name:
+        result = run(
+            args.records,
+            args.lines,
+            args.rate,
+            args.workers,
+            test_name,
+            log,
+            args.batch,
+            args.submitters,
+        )
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores")
     print(f"states: {result['states']}")
     print(f"records: {result['records']}, submitted at {result['submit_rate']:.0f}/s")

@@ -40,7 +40,7 @@ from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from machine import cpu_model  # noqa: E402
+from machine import cpu_model, throwaway_database  # noqa: E402
 
 logging.disable(logging.WARNING)
 
@@ -118,13 +118,8 @@ def main():
         raise SystemExit("set DATABASE_URL to a PostgreSQL database (batches need it)")
     if not settings.CELERY_BROKER_URL:
         raise SystemExit("set CELERY_BROKER_URL: submissions must queue, not verify at once")
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
-    try:
+    with throwaway_database():
         engine_ms, burst, lone = run(args.records, args.lone, args.batch)
-    finally:
-        connection.close()
-        connection.creation.destroy_test_db(old_name, verbosity=0)
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores; tree: {ROOT}")
     print(f"engine alone: {engine_ms:.2f} ms CPU per record")
     for label, (cpu, pg, queries) in (
