@@ -3,6 +3,7 @@
 what ``save()`` would, without Django's one-array-per-column insert."""
 
 import pytest
+from django.db.models import JSONField, Value
 
 from tests.api import factories
 from tournaments.models import ResultVersion
@@ -65,3 +66,37 @@ def test_update_each_saves_the_fields_of_every_object_the_last_copy_winning():
     assert stored[third.pk].sheet == {"deals": [3]}
     assert stored[third.pk].reason == made[2].reason  # a field not named is left alone
     assert rows.update_each([], ["status"]) == 0
+
+
+def test_json_values_of_every_kind_are_stored_as_save_stores_them():
+    """Values go to the database as their JSON text (``rows._preparer``): a string, a number, a
+    list and JSON null by ``Value(None, JSONField())`` each come back as ``save()`` stores them,
+    whether inserted or updated."""
+    match = factories.matches(factories.tournament(lines=4))[0]
+    sheets = ["a 'quoted' \"string\" \\", 7, [1, "€"], Value(None, JSONField())]
+    made = rows.create_many(versions(match, sheets))
+    saved = versions(match, sheets)
+    for version in saved:
+        version.number += 10
+        version.save()
+
+    def stored():
+        found = ResultVersion.objects.filter(match=match).order_by("number")
+        return [(v.number % 10, v.sheet) for v in found]
+
+    assert (
+        stored()[:4]
+        == stored()[4:]
+        == [
+            (1, sheets[0]),
+            (2, 7),
+            (3, [1, "€"]),
+            (4, None),
+        ]
+    )
+    assert ResultVersion.objects.filter(match=match, sheet__isnull=True).count() == 0  # JSON null
+    for version in made:
+        version.sheet = {"again": version.number}
+    rows.update_each(made, ["sheet"])
+    again = ResultVersion.objects.filter(pk__in=[v.pk for v in made]).order_by("number")
+    assert [v.sheet for v in again] == [{"again": n} for n in (1, 2, 3, 4)]
