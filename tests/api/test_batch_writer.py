@@ -304,8 +304,10 @@ def test_a_record_the_writer_refuses_without_a_savepoint_fails_alone():
 def test_results_changed_leaves_out_a_match_whose_stage_went_between_its_two_reads():
     """``send_results_changed`` reads the matches, then their stages (after the commit, no lock
     held): a stage deleted in between takes its matches out of the announcement, not the rest."""
-    kept, gone = factories.tournament(lines=3), factories.tournament(lines=3)
-    announced = [factories.matches(kept)[0].pk, factories.matches(gone)[0].pk]
+    kept, gone = factories.tournament(lines=4), factories.tournament(lines=4)
+    # more matches than are read with their stages joined in (6 each)
+    announced = [m.pk for m in factories.matches(kept) + factories.matches(gone)]
+    assert len(announced) > results.JOINED_STAGES_UP_TO
     gone_stage = gone.stages.get().pk
     real_in_bulk = QuerySet.in_bulk
 
@@ -326,7 +328,25 @@ def test_results_changed_leaves_out_a_match_whose_stage_went_between_its_two_rea
             results.send_results_changed(announced)
     finally:
         results_changed.disconnect(listener)
-    assert heard == announced[:1]
+    assert heard == announced[:6]
+
+
+@pytest.mark.django_db
+def test_a_lone_match_is_locked_and_read_with_its_stage_in_two_queries(
+    django_assert_num_queries,
+):
+    """A lone record's match is read with its stage, tournament and VP table joined in (a query
+    less than a batch's many matches, which read each stage once)."""
+    tournament = factories.tournament(lines=4)
+    matches = factories.matches(tournament)
+    with transaction.atomic():
+        with django_assert_num_queries(2):
+            (held,) = results.lock_matches([matches[0].pk]).values()
+            assert held.round.stage.tournament.vp_table.rows is not None
+        with django_assert_num_queries(3):
+            many = results.lock_matches(m.pk for m in matches)
+            stages = {id(m.round.stage) for m in many.values()}
+    assert len(many) == len(matches) and len(stages) == 1  # one stage object, shared
 
 
 @pytest.mark.django_db

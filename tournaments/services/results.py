@@ -594,7 +594,7 @@ def send_results_changed(match_ids, *, written=None) -> None:
     if written is not None:
         results_changed.send(sender=Match, matches=list(written))
         return
-    fresh = _with_shared_stages(Match.objects.select_related("round").filter(pk__in=ids))
+    fresh = _with_shared_stages(Match.objects.filter(pk__in=ids), len(ids))
     order = {match_id: index for index, match_id in enumerate(ids)}
     results_changed.send(sender=Match, matches=sorted(fresh, key=lambda m: order[m.pk]))
 
@@ -1358,24 +1358,32 @@ def lock_matches(match_ids) -> dict[int, Match]:
     )
     versions = ResultVersion.objects.filter(match=OuterRef("pk")).order_by("-number")
     locked = _with_shared_stages(
-        Match.objects.select_related("round")
         # what ResultBatch.preload needs, in the same query
-        .annotate(
+        Match.objects.annotate(
             last_version=Subquery(versions.values("number")[:1]),
             in_force_id=Subquery(
                 versions.filter(status=ResultVersion.Status.IN_FORCE).values("pk")[:1]
             ),
         )
         .filter(pk__in=ids)
-        .order_by("pk")
+        .order_by("pk"),
+        len(ids),
     )
     return {match.pk: match for match in locked}
 
 
-def _with_shared_stages(matches) -> list[Match]:
-    """``matches`` (read with their round) with one stage, tournament and VP table per stage,
-    not one per match: a batch's matches share a few, and their JSON fields are read once."""
-    matches = list(matches)
+# Up to this many matches are read with their stage, tournament and VP table joined in: one
+# query less for a lone record (a fifth of what locking its match cost). More matches, a
+# batch's, share a few stages, read once each, rather than every match bringing its own copy.
+JOINED_STAGES_UP_TO = 4
+
+
+def _with_shared_stages(matches, count: int) -> list[Match]:
+    """``matches`` (a query for ``count`` matches) read with their round, and one stage,
+    tournament and VP table per stage, not one per match."""
+    if count <= JOINED_STAGES_UP_TO:
+        return list(matches.select_related("round__stage__tournament__vp_table"))
+    matches = list(matches.select_related("round"))
     stages = Stage.objects.select_related("tournament__vp_table").in_bulk(
         {match.round.stage_id for match in matches}
     )
