@@ -1373,14 +1373,15 @@ def lock_matches(match_ids) -> dict[int, Match]:
 
 
 # Up to this many matches are read with their stage, tournament and VP table joined in: one
-# query less for a lone record (a fifth of what locking its match cost). More matches, a
-# batch's, share a few stages, read once each, rather than every match bringing its own copy.
+# query less for a lone record. More matches, a batch's, share a few stages, read once each,
+# rather than every match bringing its own copy of their JSON fields.
 JOINED_STAGES_UP_TO = 4
 
 
 def _with_shared_stages(matches, count: int) -> list[Match]:
-    """``matches`` (a query for ``count`` matches) read with their round, and one stage,
-    tournament and VP table per stage, not one per match."""
+    """``matches`` (a query for ``count`` matches) read with their round, stage, tournament and
+    VP table: joined in for a few matches, otherwise one stage object per stage, shared by its
+    matches."""
     if count <= JOINED_STAGES_UP_TO:
         return list(matches.select_related("round__stage__tournament__vp_table"))
     matches = list(matches.select_related("round"))
