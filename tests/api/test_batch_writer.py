@@ -342,7 +342,7 @@ def test_a_lone_match_is_locked_and_read_with_its_stage_in_two_queries(
     with transaction.atomic():
         with django_assert_num_queries(2):
             (held,) = results.lock_matches([matches[0].pk]).values()
-            assert held.round.stage.tournament.vp_table.rows is not None
+            assert held.round.stage.tournament.vp_table.pk == tournament.vp_table_id
         with django_assert_num_queries(3):
             many = results.lock_matches(m.pk for m in matches)
             stages = {id(m.round.stage) for m in many.values()}

@@ -69,9 +69,9 @@ def test_update_each_saves_the_fields_of_every_object_the_last_copy_winning():
 
 
 def test_json_values_of_every_kind_are_stored_as_save_stores_them():
-    """Values go to the database as their JSON text (``rows._preparer``): a string, a number, a
-    list and JSON null by ``Value(None, JSONField())`` each come back as ``save()`` stores them,
-    whether inserted or updated."""
+    """A JSON column's value of any kind (a string with quotes and backslashes, a number, a list,
+    JSON null by ``Value(None, JSONField())``) comes back as ``save()`` stores it, whether
+    inserted or updated."""
     match = factories.matches(factories.tournament(lines=4))[0]
     sheets = ["a 'quoted' \"string\" \\", 7, [1, "€"], Value(None, JSONField())]
     made = rows.create_many(versions(match, sheets))
