@@ -594,7 +594,7 @@ def send_results_changed(match_ids, *, written=None) -> None:
     if written is not None:
         results_changed.send(sender=Match, matches=list(written))
         return
-    fresh = _with_shared_stages(Match.objects.filter(pk__in=ids), len(ids))
+    fresh = _with_stages(Match.objects.filter(pk__in=ids), len(ids))
     order = {match_id: index for index, match_id in enumerate(ids)}
     results_changed.send(sender=Match, matches=sorted(fresh, key=lambda m: order[m.pk]))
 
@@ -1357,7 +1357,7 @@ def lock_matches(match_ids) -> dict[int, Match]:
         .values_list("pk", flat=True)
     )
     versions = ResultVersion.objects.filter(match=OuterRef("pk")).order_by("-number")
-    locked = _with_shared_stages(
+    locked = _with_stages(
         # what ResultBatch.preload needs, in the same query
         Match.objects.annotate(
             last_version=Subquery(versions.values("number")[:1]),
@@ -1378,7 +1378,7 @@ def lock_matches(match_ids) -> dict[int, Match]:
 JOINED_STAGES_UP_TO = 4
 
 
-def _with_shared_stages(matches, count: int) -> list[Match]:
+def _with_stages(matches, count: int) -> list[Match]:
     """``matches`` (a query for ``count`` matches) read with their round, stage, tournament and
     VP table: joined in for a few matches, otherwise one stage object per stage, shared by its
     matches."""
