@@ -825,8 +825,16 @@ BATCH_SIZE = getattr(settings, "GAMES_VERIFY_BATCH_SIZE", 50)
 # engine keeps up: each group costs a dozen queries whatever its size.
 GROUP_SIZE = BATCH_SIZE
 GROUP_WAIT_S = 0.05
-# Namespace of the advisory locks (first key of ``pg_try_advisory_lock(int, int)``).
+# A claim is a session advisory lock on one 64-bit key: this namespace in the high bits, the
+# submission's id below them. Every id under 2**48 has a key of its own, and the key stays a
+# bigint for every id under 5 * 10**18. (The two-key form took the id as a 32-bit integer,
+# which no id from 2**31 on is: such a record could not be claimed.)
 _CLAIM_NAMESPACE = 15_001
+
+
+def _claim_key(column: str) -> str:
+    """SQL for the advisory-lock key of the submission whose id is ``column``."""
+    return f"({_CLAIM_NAMESPACE}::bigint * 281474976710656 + {column})"  # 2**48
 
 
 @dataclass
@@ -873,9 +881,9 @@ def _claim_own(submission_id: int) -> str | None:
     claim taken in the same query, or ``_HELD`` when a live worker holds it."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT state, CASE WHEN state = %s THEN pg_try_advisory_lock(%s, id::int) END "
+            f"SELECT state, CASE WHEN state = %s THEN pg_try_advisory_lock({_claim_key('id')}) END "
             f"FROM {Submission._meta.db_table} WHERE id = %s",
-            [Submission.State.PENDING, _CLAIM_NAMESPACE, submission_id],
+            [Submission.State.PENDING, submission_id],
         )
         row = cursor.fetchone()
     if row is None:
@@ -910,7 +918,7 @@ def _claim_batch(submission_id: int, more: int) -> list[int]:
             ), taken AS (
                 SELECT id FROM own
                 UNION ALL
-                SELECT id FROM others WHERE pg_try_advisory_lock(%(namespace)s, id::int)
+                SELECT id FROM others WHERE pg_try_advisory_lock({_claim_key("id")})
             )
             UPDATE {table} AS submission SET attempts = submission.attempts + 1
             FROM taken WHERE submission.id = taken.id
@@ -920,7 +928,6 @@ def _claim_batch(submission_id: int, more: int) -> list[int]:
                 "own": submission_id,
                 "pending": Submission.State.PENDING,
                 "more": more,
-                "namespace": _CLAIM_NAMESPACE,
             },
         )
         ids = [row[0] for row in cursor.fetchall()]
@@ -933,8 +940,8 @@ def _release(ids: list[int]) -> None:
     try:
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT pg_advisory_unlock(%s, id) FROM unnest(%s::int[]) AS id",
-                [_CLAIM_NAMESPACE, ids],
+                f"SELECT pg_advisory_unlock({_claim_key('id')}) FROM unnest(%s::bigint[]) AS id",
+                [ids],
             )
     except DatabaseError:
         # The connection is gone, and its session locks with it.

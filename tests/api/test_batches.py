@@ -8,6 +8,7 @@ from unittest import mock
 
 import pytest
 from django.db import OperationalError, connection, connections
+from django.db.models import F
 
 from games import services
 from games.models import Submission
@@ -93,8 +94,9 @@ def test_records_another_worker_holds_are_left_to_it():
     try:
         with other.cursor() as cursor:  # another worker's session claims two records
             cursor.execute(
-                "SELECT pg_try_advisory_lock(%s, id) FROM unnest(%s::int[]) AS id",
-                [services._CLAIM_NAMESPACE, held],
+                f"SELECT pg_try_advisory_lock({services._claim_key('id')}) "
+                "FROM unnest(%s::bigint[]) AS id",
+                [held],
             )
         assert services.verify_waiting(held[0]) == "claimed"
         assert services.verify_waiting(ids[2]) == "verified"
@@ -108,6 +110,28 @@ def test_records_another_worker_holds_are_left_to_it():
     }  # never tried: they may still join a batch
     assert services.verify_waiting(held[1]) == "verified"
     assert Submission.objects.filter(pk__in=ids, state="verified").count() == len(ids)
+
+
+@pytest.mark.django_db
+def test_records_whose_ids_are_past_32_bits_are_claimed_and_verified():
+    """Submission ids are bigints; the claim took the id as a 32-bit integer, so from 2**31 on
+    a record could not be claimed ("integer out of range"), neither alone nor in a batch."""
+    tournament = factories.tournament(lines=4)  # 6 matches
+    small = pending_records(tournament, seed_base=300)
+    Submission.objects.filter(pk__in=small).update(id=F("id") + 2**31)  # nothing refers to them
+    ids = [pk + 2**31 for pk in small]
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:  # another worker's session claims the last one
+            cursor.execute(f"SELECT pg_try_advisory_lock({services._claim_key('%s')})", [ids[-1]])
+        assert services.verify_waiting(ids[-1]) == "claimed"
+        assert services.verify_waiting(ids[0]) == "verified"  # with the others but the held one
+    finally:
+        other.close()
+    states = dict(Submission.objects.filter(pk__in=ids).values_list("pk", "state"))
+    assert [states[pk] for pk in ids] == ["verified"] * 5 + ["pending"]
+    assert services.verify_waiting(ids[-1]) == "verified"
+    assert applied_once(tournament)
 
 
 @pytest.mark.django_db(transaction=True)
