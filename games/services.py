@@ -171,6 +171,12 @@ def decode_batch(raw: bytes) -> list:
     return documents
 
 
+# A match id is a bigint (``DEFAULT_AUTO_FIELD``); a larger number names no match and is not
+# sent to the database, which would refuse it.
+_MAX_ID = 2**63 - 1
+_ID_DIGITS = len(str(_MAX_ID))
+
+
 def match_named(document) -> int | None:
     """The match id a batch's document names in its ``match`` field, if it names one."""
     if not isinstance(document, dict):
@@ -178,11 +184,11 @@ def match_named(document) -> int | None:
     named = document.get(MATCH_FIELD)
     if isinstance(named, bool):
         return None
+    if isinstance(named, str) and named.isascii() and named.isdigit() and len(named) <= _ID_DIGITS:
+        # Written as the id is ("7", not "007"): ``check_record_fits`` compares the text.
+        named = int(named) if str(int(named)) == named else None
     if isinstance(named, int):
-        return named if 0 < named < 2**31 else None
-    # Written as the id is ("7", not "007"): ``check_record_fits`` compares the text.
-    if isinstance(named, str) and named.isascii() and named.isdigit() and len(named) < 10:
-        return int(named) if str(int(named)) == named and int(named) > 0 else None
+        return named if 0 < named <= _MAX_ID else None
     return None
 
 

@@ -11,6 +11,7 @@ from games import services, tasks
 from games.models import Submission
 from tests.api import factories
 from tests.api.conftest import client_for
+from tournaments.models import Match
 
 pytestmark = pytest.mark.django_db
 
@@ -127,7 +128,10 @@ def test_a_message_within_its_budget_verifies_all_of_its_records(tournament, mon
 
 @pytest.mark.parametrize(
     "value",
-    [True, False, None, 1.0, -1, 0, 2**31, 10**30, "007", "0", " 1", "1e3", "١", [1], {"id": 1}],
+    [
+        *(True, False, None, 1.0, -1, 0, 2**63, 10**30, str(2**63)),
+        *("007", "0", " 1", "1e3", "١", [1], {"id": 1}),
+    ],
     ids=repr,
 )
 def test_a_match_named_oddly_is_400_no_match(tournament, organizer, value):
@@ -150,6 +154,18 @@ def test_a_match_named_by_its_id_as_text_is_taken(tournament, organizer):
     (item,) = post(client_for(organizer, token=True), body).json()["results"]
     assert item["status"] == 202
     assert Submission.objects.get().match == match
+
+
+@pytest.mark.parametrize("as_text", [False, True], ids=["number", "text"])
+def test_a_match_whose_id_is_past_32_bits_is_taken(tournament, organizer, as_text):
+    """Match ids are bigints; a batch naming one from 2**31 on was refused as naming no match."""
+    match = factories.matches(tournament)[0]
+    big = 2**31 + match.pk
+    Match.objects.filter(pk=match.pk).update(id=big)  # nothing refers to a match not yet played
+    body = [{**factories.record(tournament, seed=1), "match": str(big) if as_text else big}]
+    (item,) = post(client_for(organizer, token=True), body).json()["results"]
+    assert item["status"] == 202, item
+    assert Submission.objects.get().match_id == big
 
 
 def test_a_number_too_large_for_json_is_refused_not_a_500(tournament, organizer):
