@@ -56,7 +56,7 @@ from games.exceptions import (
     UnreadableRecord,
 )
 from games.models import Submission, content_hash
-from tournaments.models import Match, Outcome, Player
+from tournaments.models import ID_MAX, Match, Outcome, Player
 from tournaments.services import rows
 
 logger = logging.getLogger(__name__)
@@ -171,10 +171,7 @@ def decode_batch(raw: bytes) -> list:
     return documents
 
 
-# A match id is a bigint (``DEFAULT_AUTO_FIELD``); a larger number names no match and is not
-# sent to the database, which would refuse it.
-_MAX_ID = 2**63 - 1
-_ID_DIGITS = len(str(_MAX_ID))
+_ID_DIGITS = len(str(ID_MAX))
 
 
 def match_named(document) -> int | None:
@@ -188,7 +185,7 @@ def match_named(document) -> int | None:
         # Written as the id is ("7", not "007"): ``check_record_fits`` compares the text.
         named = int(named) if str(int(named)) == named else None
     if isinstance(named, int):
-        return named if 0 < named <= _MAX_ID else None
+        return named if 0 < named <= ID_MAX else None
     return None
 
 

@@ -23,6 +23,10 @@ from tournaments.sources import ResultSource
 
 logger = logging.getLogger(__name__)
 
+ID_MAX = 2**63 - 1
+"""The largest id a row can have (``DEFAULT_AUTO_FIELD`` is a 64-bit signed integer): a bigger
+number names no row, and is refused before it reaches a query, which would fail on it."""
+
 
 def engine_lang():
     """The rules engine's language for the active Django language (Italian unless English)."""

@@ -4,11 +4,7 @@ import django_filters
 from django import forms
 from django.db.models import Q
 
-from tournaments.models import Line, Match, Player, Round, Stage, Tournament
-
-ID_MAX = 2**63 - 1
-"""The largest id a database can hold (64-bit signed): a bigger one is refused with a 400
-instead of overflowing the query (a 500 on SQLite and PostgreSQL alike)."""
+from tournaments.models import ID_MAX, Line, Match, Player, Round, Stage, Tournament
 
 
 class IdFilter(django_filters.NumberFilter):

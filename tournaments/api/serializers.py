@@ -6,8 +6,8 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from tournaments import access
-from tournaments.api.filters import ID_MAX
 from tournaments.models import (
+    ID_MAX,
     DealResult,
     Entry,
     Group,
@@ -24,9 +24,6 @@ from tournaments.models import (
     rule_options_error,
 )
 from tournaments.services import entries
-
-SEED_MAX = 2**31 - 1
-"""The largest seed the database stores (a positive 32-bit integer)."""
 
 
 class PlayerSerializer(serializers.ModelSerializer):
@@ -93,7 +90,7 @@ class AddLineSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=160, required=False)
     players = NewPlayerSerializer(many=True, required=False)
     seed = serializers.IntegerField(
-        required=False, min_value=1, max_value=SEED_MAX, allow_null=True
+        required=False, min_value=1, max_value=entries.MAX_SEED, allow_null=True
     )
 
     def validate(self, attrs):
