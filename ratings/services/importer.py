@@ -13,6 +13,7 @@ import logging
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.dateparse import parse_datetime
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -35,7 +36,7 @@ from tournaments.models import (
     VPTable,
     VPTableRow,
 )
-from tournaments.services import results
+from tournaments.services import results, rows
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +52,35 @@ class TournamentImportError(Exception):
 
     def __str__(self):
         return str(self.message)
+
+
+def _kept(obj):
+    """``obj``, unless the file gives it a value its column cannot keep (PostgreSQL would
+    refuse the row, SQLite keep it): then the file is refused, naming the field."""
+    wrong = rows.unkeepable(obj)
+    if wrong:
+        raise TournamentImportError(
+            _("%(what)s: a value out of the allowed range (%(fields)s).")
+            % {
+                "what": capfirst(obj._meta.verbose_name),
+                "fields": ", ".join(str(field.verbose_name) for field in wrong),
+            }
+        )
+    return obj
+
+
+def _create(model, **values):
+    """``model.objects.create`` for a row of the file."""
+    obj = _kept(model(**values))
+    obj.save(force_insert=True)
+    return obj
+
+
+def _create_all(objects) -> None:
+    """``bulk_create`` for rows of the file, all of one model."""
+    kept = [_kept(obj) for obj in objects]
+    if kept:
+        type(kept[0]).objects.bulk_create(kept)
 
 
 def _pairing_settings(data: dict | None) -> dict:
@@ -86,7 +116,8 @@ def _vp_table(data: dict) -> VPTable:
                 % {"slug": data["slug"]}
             )
         return table
-    table = VPTable.objects.create(
+    table = _create(
+        VPTable,
         slug=data["slug"],
         name=data["name"],
         kind=data["kind"],
@@ -98,7 +129,7 @@ def _vp_table(data: dict) -> VPTable:
         loss_vp=data["loss_vp"],
         timeout_min_vp=data["timeout_min_vp"],
     )
-    VPTableRow.objects.bulk_create(
+    _create_all(
         VPTableRow(table=table, vp_winner=w, vp_loser=lo, mp_from=a, mp_to=b)
         for w, lo, a, b in rows
     )
@@ -111,8 +142,12 @@ def _player(data: dict) -> Player:
         found = Player.objects.filter(federation_id=fid).first()
         if found is not None:
             return found
-    return Player.objects.create(
-        name=data["name"], federation_id=fid, club=data.get("club", ""), city=data.get("city", "")
+    return _create(
+        Player,
+        name=data["name"],
+        federation_id=fid,
+        club=data.get("club", ""),
+        city=data.get("city", ""),
     )
 
 
@@ -331,18 +366,19 @@ def _import(doc: dict, slug: str | None) -> Tournament:
         lots_seed=t.get("lots_seed", 0),
     )
     tournament.full_clean()
-    tournament.save()
+    _kept(tournament).save()
 
     lines = {}
     for data in doc["lines"]:
-        line = Line.objects.create(name=data["name"])
-        LineMember.objects.bulk_create(
+        line = _create(Line, name=data["name"])
+        _create_all(
             LineMember(line=line, player=players[ref], position=i)
             for i, ref in enumerate(data["players"])
         )
         lines[data["ref"]] = line
         if data.get("entered", True):
-            Entry.objects.create(
+            _create(
+                Entry,
                 tournament=tournament,
                 line=line,
                 seed=data.get("seed"),
@@ -358,7 +394,8 @@ def _import(doc: dict, slug: str | None) -> Tournament:
     played: list[tuple[tuple[int, int], Match, dict]] = []
     closed: list[int] = []
     for s in doc["stages"]:
-        stage = Stage.objects.create(
+        stage = _create(
+            Stage,
             tournament=tournament,
             order=s["order"],
             name=s["name"],
@@ -373,8 +410,8 @@ def _import(doc: dict, slug: str | None) -> Tournament:
             closed.append(stage.pk)
         groups = {}
         for g in s["groups"]:
-            group = Group.objects.create(stage=stage, name=g["name"], order=g.get("order", 0))
-            GroupMember.objects.bulk_create(
+            group = _create(Group, stage=stage, name=g["name"], order=g.get("order", 0))
+            _create_all(
                 GroupMember(
                     group=group,
                     line=lines[x["line"]],
@@ -386,13 +423,14 @@ def _import(doc: dict, slug: str | None) -> Tournament:
             groups[g["name"]] = group
         for r in s["rounds"]:
             starts = parse_datetime(r["starts_at"]) if r.get("starts_at") else None
-            rnd = Round.objects.create(
-                stage=stage, number=r["number"], name=r.get("name", ""), starts_at=starts
+            rnd = _create(
+                Round, stage=stage, number=r["number"], name=r.get("name", ""), starts_at=starts
             )
             for m in r["matches"]:
                 kind = _result_kind(m)
                 # a match with a result starts without one: the result writer projects it
-                match = Match.objects.create(
+                match = _create(
+                    Match,
                     round=rnd,
                     group=groups[m["group"]] if m.get("group") else None,
                     home_id=line_id(m.get("home")),

@@ -224,6 +224,37 @@ def test_a_file_the_writer_cannot_reproduce_is_refused_and_nothing_is_saved(demo
     ) == before
 
 
+def _renumber_last_deal(m, number):
+    last = max(d["number"] for d in m["deals"])
+    for deal in m["deals"]:
+        if deal["number"] == last:
+            deal["number"] = number
+
+
+@pytest.mark.parametrize(
+    "spoil, words",
+    [
+        (lambda doc: _renumber_last_deal(_first_played(doc), 40_000), "32767"),
+        (lambda doc: doc["stages"][0]["rounds"][0].update(number=40_000), "numero"),
+        (lambda doc: _file_matches(doc)[0].update(table=-1), "tavolo"),
+        (lambda doc: doc["lines"][0].update(name="x" * 1000), "nome"),
+    ],
+    ids=["deal-number", "round-number", "table", "line-name"],
+)
+def test_a_value_the_store_cannot_keep_refuses_the_file_on_every_database(
+    demo_doc, spoil, words
+):
+    """A deal numbered 40,000 (a small integer column) was a 500 on PostgreSQL, which refuses
+    the row, and kept on SQLite; so were a round number, a table or a name out of their
+    columns' range. The file is refused with the field named, and nothing is saved."""
+    spoil(demo_doc)
+    before = (Tournament.objects.count(), ResultVersion.objects.count())
+    with pytest.raises(TournamentImportError) as refused:
+        import_document(demo_doc, slug="copia")
+    assert words in str(refused.value)
+    assert (Tournament.objects.count(), ResultVersion.objects.count()) == before
+
+
 def test_an_import_writes_its_results_in_one_silent_batch(
     demo_doc, django_capture_on_commit_callbacks
 ):

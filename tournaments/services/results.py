@@ -54,6 +54,8 @@ MAX_DEALS = 60
 MAX_DEAL_POINTS = 99
 """No deal scores more (a few dozen scope at most): larger figures are typing errors, and would
 overflow the stored points."""
+# What a deal's number can be (the stored column's range): only an import gives numbers itself.
+MAX_DEAL_NUMBER = rows.integer_range(DealResult._meta.get_field("number"))[1]
 _CATEGORY = re.compile(r"^[a-z][a-z0-9_]{0,29}$")
 PLAYED_OUTCOMES = {Outcome.COMPLETED, Outcome.TIMEOUT, Outcome.ABANDON}
 OFFENCE_OUTCOMES = {Outcome.TIMEOUT, Outcome.ABANDON, Outcome.FORFEIT}
@@ -1294,6 +1296,8 @@ def import_result(
         numbers != sorted(set(numbers))
     ):
         raise ResultError(_("The deals must be numbered in increasing order."))
+    if numbers and numbers[-1] > MAX_DEAL_NUMBER:
+        raise ResultError(_("A deal's number is at most %(max)d.") % {"max": MAX_DEAL_NUMBER})
     for deal, number in zip(parsed, numbers, strict=True):
         deal.number = number
     if (

@@ -3,10 +3,39 @@ key, at once."""
 
 import logging
 
-from django.db import connections, router
+from django.db import connections, models, router
+from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models.signals import post_save
 
 logger = logging.getLogger(__name__)
+
+
+def integer_range(field) -> tuple[int, int] | None:
+    """The whole numbers ``field`` keeps on every database (a small integer is 0–32767 or
+    −32768–32767), or ``None`` for a field that is no integer. PostgreSQL refuses a number out
+    of its column's range as the row is written; SQLite keeps it: checking against this range
+    gives one answer on both."""
+    if not isinstance(field, models.IntegerField):
+        return None
+    return BaseDatabaseOperations.integer_field_ranges.get(field.get_internal_type())
+
+
+def unkeepable(obj) -> list:
+    """The fields of ``obj`` whose value its column cannot keep on every database: an integer
+    out of :func:`integer_range`, a text longer than ``max_length``. For rows written from
+    outside data without ``full_clean`` (whose checks of relations cost a query each)."""
+    wrong = []
+    for field in obj._meta.concrete_fields:
+        value = getattr(obj, field.attname)
+        limits = integer_range(field)
+        if (limits and isinstance(value, int) and not limits[0] <= value <= limits[1]) or (
+            isinstance(field, models.CharField)
+            and field.max_length is not None
+            and isinstance(value, str)
+            and len(value) > field.max_length
+        ):
+            wrong.append(field)
+    return wrong
 
 
 def update_each(objects, fields) -> int:
