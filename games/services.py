@@ -937,18 +937,29 @@ def _claim_batch(submission_id: int, more: int) -> list[int]:
     return sorted(ids, key=lambda pk: pk != submission_id)
 
 
-def _release(ids: list[int]) -> None:
-    if not ids:
+def _release(ids: list[int] | None) -> None:
+    """Release the claims on ``ids``; ``None``: every claim this session holds (a task stopped
+    part-way, which may not know which claims it took; its worker keeps the connection, so a
+    claim left held would keep the record from every other worker)."""
+    if ids == []:
         return
+    if ids is None:
+        # a key's high 32 bits are ``classid``; their top 16 bits, the namespace
+        sql = (
+            "SELECT pg_advisory_unlock(classid::bigint << 32 | objid::bigint) FROM pg_locks "
+            "WHERE locktype = 'advisory' AND objsubid = 1 AND pid = pg_backend_pid() "
+            "AND classid::bigint >> 16 = %s"
+        )
+        params: list = [_CLAIM_NAMESPACE]
+    else:
+        sql = f"SELECT pg_advisory_unlock({_claim_key('id')}) FROM unnest(%s::bigint[]) AS id"
+        params = [ids]
     try:
         with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT pg_advisory_unlock({_claim_key('id')}) FROM unnest(%s::bigint[]) AS id",
-                [ids],
-            )
+            cursor.execute(sql, params)
     except DatabaseError:
         # The connection is gone, and its session locks with it.
-        logger.warning("could not release the claims on %d submissions", len(ids))
+        logger.warning("could not release the claims on submissions %s", ids or "(all)")
 
 
 def verify_waiting(submission_id: int, *, bound: int = BATCH_SIZE, too_slow=()) -> str:
@@ -959,16 +970,17 @@ def verify_waiting(submission_id: int, *, bound: int = BATCH_SIZE, too_slow=()) 
     record under way then ends in ``error``, the verdicts reached so far are written and the
     rest go back to waiting (first try still to come).
     """
-    own = _claim_own(submission_id)
-    if own is None:
-        logger.warning("submission %s: not found", submission_id)
-        return "missing"
-    if own is _HELD:
-        return "claimed"
-    if own != Submission.State.PENDING:
-        return "already-final"
-    claimed = [submission_id]
+    claimed: list[int] | None = []
     try:
+        own = _claim_own(submission_id)
+        if own is None:
+            logger.warning("submission %s: not found", submission_id)
+            return "missing"
+        if own is _HELD:
+            return "claimed"
+        if own != Submission.State.PENDING:
+            return "already-final"
+        claimed = [submission_id]
         taken = _claim_batch(submission_id, bound - 1) if bound > 1 else []
         claimed += taken[1:]  # the own record is released whatever happens
         alone = taken[:1] != [submission_id]
@@ -989,6 +1001,9 @@ def verify_waiting(submission_id: int, *, bound: int = BATCH_SIZE, too_slow=()) 
         )
         logger.info("submission %s: %s (batch of %d)", submission_id, state, len(batch))
         return state or "missing"
+    except BaseException:
+        claimed = None  # stopped part-way (a time limit, a lost connection): release them all
+        raise
     finally:
         _release(claimed)
 

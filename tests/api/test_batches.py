@@ -134,6 +134,48 @@ def test_records_whose_ids_are_past_32_bits_are_claimed_and_verified():
     assert applied_once(tournament)
 
 
+def claims_free(ids) -> bool:
+    """Whether another session can claim each of ``ids`` now (its claims then let go)."""
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute(
+                f"SELECT bool_and(pg_try_advisory_lock({services._claim_key('id')})) "
+                "FROM unnest(%s::bigint[]) AS id",
+                [ids],
+            )
+            return cursor.fetchone()[0]
+    finally:
+        other.close()
+
+
+class Stopped(Exception):
+    """What a task's soft time limit raises, wherever the task is."""
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("where", ["_claim_own", "_claim_batch", "_verify_batch"])
+def test_a_batch_stopped_part_way_leaves_no_record_claimed(where):
+    """A worker keeps its connection, and a claim is a lock of its session: a batch stopped
+    right after claiming (before it knew which records it took) kept the others claimed for
+    as long as that worker lived, so no other worker took them and their own messages found
+    them "claimed"."""
+    tournament = factories.tournament(lines=4)  # 6 matches
+    ids = pending_records(tournament, seed_base=400)
+    real = getattr(services, where)
+
+    def stopped(*args, **kwargs):
+        real(*args, **kwargs)
+        raise Stopped
+
+    with mock.patch.object(services, where, stopped), pytest.raises(Stopped):
+        services.verify_waiting(ids[0])
+    assert claims_free(ids)
+    for pk in ids:  # their messages come back and every record is verified
+        services.verify_waiting(pk)
+    assert Submission.objects.filter(pk__in=ids, state="verified").count() == len(ids)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_taking_overlapping_batches_apply_each_record_once():
     tournament = factories.tournament(lines=9)  # 36 matches
