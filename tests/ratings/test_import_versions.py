@@ -241,9 +241,7 @@ def _renumber_last_deal(m, number):
     ],
     ids=["deal-number", "round-number", "table", "line-name"],
 )
-def test_a_value_the_store_cannot_keep_refuses_the_file_on_every_database(
-    demo_doc, spoil, words
-):
+def test_a_value_the_store_cannot_keep_refuses_the_file_on_every_database(demo_doc, spoil, words):
     """A deal numbered 40,000 (a small integer column) was a 500 on PostgreSQL, which refuses
     the row, and kept on SQLite; so were a round number, a table or a name out of their
     columns' range. The file is refused with the field named, and nothing is saved."""
