@@ -10,14 +10,11 @@ from django.db.models.signals import post_save
 logger = logging.getLogger(__name__)
 
 
-def integer_range(field) -> tuple[int, int] | None:
-    """The whole numbers ``field`` keeps on every database (a small integer is 0–32767 or
-    −32768–32767), or ``None`` for a field that is no integer. PostgreSQL refuses a number out
-    of its column's range as the row is written; SQLite keeps it: checking against this range
-    gives one answer on both."""
-    if not isinstance(field, models.IntegerField):
-        return None
-    return BaseDatabaseOperations.integer_field_ranges.get(field.get_internal_type())
+def integer_range(field: models.IntegerField) -> tuple[int, int]:
+    """The whole numbers an integer ``field`` keeps on every database (a small integer is
+    0–32767 or −32768–32767). PostgreSQL refuses a number out of its column's range as the row
+    is written; SQLite keeps it: checking against this range gives one answer on both."""
+    return BaseDatabaseOperations.integer_field_ranges[field.get_internal_type()]
 
 
 def unkeepable(obj) -> list:
@@ -27,7 +24,7 @@ def unkeepable(obj) -> list:
     wrong = []
     for field in obj._meta.concrete_fields:
         value = getattr(obj, field.attname)
-        limits = integer_range(field)
+        limits = integer_range(field) if isinstance(field, models.IntegerField) else None
         if (limits and isinstance(value, int) and not limits[0] <= value <= limits[1]) or (
             isinstance(field, models.CharField)
             and field.max_length is not None
