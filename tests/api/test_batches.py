@@ -3,6 +3,7 @@ record fails alone, and two workers taking overlapping batches never apply a rec
 
 import json
 import threading
+import time
 from collections import Counter
 from unittest import mock
 
@@ -30,6 +31,22 @@ def pending_records(tournament, seed_base=0):
             ).submission.pk
             for index, match in enumerate(factories.matches(tournament))
         ]
+
+
+def close_session(other) -> None:
+    """Close another session and wait until PostgreSQL has ended it: its backend lets go of
+    its advisory locks as it exits, a moment after the client hangs up."""
+    with other.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (pid,) = cursor.fetchone()
+    other.close()
+    with connection.cursor() as cursor:
+        for _ in range(500):
+            cursor.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", [pid])
+            if cursor.fetchone() is None:
+                return
+            time.sleep(0.01)
+    raise AssertionError(f"session {pid} still there after 5 s")
 
 
 def applied_once(tournament):
@@ -101,7 +118,7 @@ def test_records_another_worker_holds_are_left_to_it():
         assert services.verify_waiting(held[0]) == "claimed"
         assert services.verify_waiting(ids[2]) == "verified"
     finally:
-        other.close()  # its session's claims end with it, as a dead worker's do
+        close_session(other)  # its session's claims end with it, as a dead worker's do
     states = dict(Submission.objects.filter(pk__in=ids).values_list("pk", "state"))
     assert [states[pk] for pk in held] == ["pending", "pending"]
     assert {states[pk] for pk in ids[2:]} == {"verified"}
@@ -127,7 +144,7 @@ def test_records_whose_ids_are_past_32_bits_are_claimed_and_verified():
         assert services.verify_waiting(ids[-1]) == "claimed"
         assert services.verify_waiting(ids[0]) == "verified"  # with the others but the held one
     finally:
-        other.close()
+        close_session(other)
     states = dict(Submission.objects.filter(pk__in=ids).values_list("pk", "state"))
     assert [states[pk] for pk in ids] == ["verified"] * 5 + ["pending"]
     assert services.verify_waiting(ids[-1]) == "verified"
@@ -146,7 +163,7 @@ def claims_free(ids) -> bool:
             )
             return cursor.fetchone()[0]
     finally:
-        other.close()
+        close_session(other)
 
 
 class Stopped(Exception):
