@@ -11,7 +11,7 @@ import datetime as dt
 import logging
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import DataError, IntegrityError, transaction
 from django.utils.dateparse import parse_datetime
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
@@ -60,7 +60,7 @@ def _kept(obj):
     wrong = rows.unkeepable(obj)
     if wrong:
         raise TournamentImportError(
-            _("%(what)s: a value out of the allowed range (%(fields)s).")
+            _("%(what)s: a value the field cannot hold (%(fields)s).")
             % {
                 "what": capfirst(obj._meta.verbose_name),
                 "fields": ", ".join(str(field.verbose_name) for field in wrong),
@@ -316,7 +316,7 @@ def import_document(doc: dict, *, slug: str | None = None) -> Tournament:
             tournament = _import(doc, slug)
     except TournamentImportError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, DataError) as exc:
         raise TournamentImportError(
             _("The file is malformed: %(error)s") % {"error": repr(exc)}
         ) from exc

@@ -238,8 +238,14 @@ def _renumber_last_deal(m, number):
         (lambda doc: doc["stages"][0]["rounds"][0].update(number=40_000), "numero"),
         (lambda doc: _file_matches(doc)[0].update(table=-1), "tavolo"),
         (lambda doc: doc["lines"][0].update(name="x" * 1000), "nome"),
+        (lambda doc: doc["stages"][0]["rounds"][0].update(number=40_000.0), "numero"),
+        (lambda doc: _file_matches(doc)[0].update(table=1e10), "tavolo"),
+        (lambda doc: doc["lines"][0].update(name=10**200), "nome"),
     ],
-    ids=["deal-number", "round-number", "table", "line-name"],
+    ids=[
+        *("deal-number", "round-number", "table", "line-name"),
+        *("round-number-float", "table-float", "line-name-number"),
+    ],
 )
 def test_a_value_the_store_cannot_keep_refuses_the_file_on_every_database(demo_doc, spoil, words):
     """A deal numbered 40,000 (a small integer column) was a 500 on PostgreSQL, which refuses

@@ -18,19 +18,26 @@ def integer_range(field: models.IntegerField) -> tuple[int, int]:
 
 
 def unkeepable(obj) -> list:
-    """The fields of ``obj`` whose value its column cannot keep on every database: an integer
-    out of :func:`integer_range`, a text longer than ``max_length``. For rows written from
-    outside data without ``full_clean`` (whose checks of relations cost a query each)."""
+    """The integer and text fields of ``obj`` whose value its column cannot keep on every
+    database: an integer out of :func:`integer_range`, a text longer than ``max_length``, or a
+    value that is neither. Judged on the value as the field sends it (``40000.0`` is sent as
+    40000, ``10**200`` as 201 characters). For rows written from outside data without
+    ``full_clean`` (whose checks of relations cost a query each)."""
     wrong = []
     for field in obj._meta.concrete_fields:
         value = getattr(obj, field.attname)
-        limits = integer_range(field) if isinstance(field, models.IntegerField) else None
-        if (limits and isinstance(value, int) and not limits[0] <= value <= limits[1]) or (
-            isinstance(field, models.CharField)
-            and field.max_length is not None
-            and isinstance(value, str)
-            and len(value) > field.max_length
-        ):
+        if value is None or not isinstance(field, models.IntegerField | models.CharField):
+            continue
+        try:
+            sent = field.get_prep_value(value)
+        except (TypeError, ValueError):
+            wrong.append(field)
+            continue
+        if isinstance(field, models.IntegerField):
+            low, high = integer_range(field)
+            if not low <= sent <= high:
+                wrong.append(field)
+        elif field.max_length is not None and len(sent) > field.max_length:
             wrong.append(field)
     return wrong
 
