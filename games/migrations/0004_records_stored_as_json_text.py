@@ -10,25 +10,17 @@ import games.models
 
 def drop_match_field(apps, schema_editor):
     """Take the ``match`` field out of any record stored with it, before the column changes."""
-    vendor = schema_editor.connection.vendor
-    if vendor == "postgresql":
+    if schema_editor.connection.vendor == "postgresql":
         # ``::jsonb``: a no-op on the column as it is here, and a test runs it on ``json``
         sql = (
             "UPDATE games_submission SET document = document::jsonb - 'match' "
             "WHERE document::jsonb ? 'match'"
         )
-    elif vendor == "sqlite":
+    else:  # SQLite, the embedded default
         sql = (
             "UPDATE games_submission SET document = json_remove(document, '$.match') "
             "WHERE json_type(document, '$.match') IS NOT NULL"
         )
-    else:  # pragma: no cover - the project runs on PostgreSQL and SQLite
-        submissions = apps.get_model("games", "Submission")
-        for submission in submissions.objects.all().iterator():
-            if isinstance(submission.document, dict) and "match" in submission.document:
-                submission.document.pop("match")
-                submission.save(update_fields=["document"])
-        return
     schema_editor.execute(sql)
 
 

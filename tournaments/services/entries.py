@@ -14,14 +14,14 @@ from django.utils.translation import ngettext
 
 from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.models import Entry, Line, LineMember, Player
-from tournaments.services import changelog
+from tournaments.services import changelog, rows
 from tournaments.services.csv_cells import restore
 
 logger = logging.getLogger(__name__)
 
 MAX_IMPORT_BYTES = 2 * 1024 * 1024
 MAX_IMPORT_ROWS = 10_000
-MAX_SEED = 2**31 - 1  # what Entry.seed stores on every database
+MAX_SEED = rows.integer_range(Entry._meta.get_field("seed"))[1]  # what every database stores
 
 # Accepted header names (English and Italian) for each column.
 COLUMNS = {
