@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from django.db import transaction
 from django.db.models import Max, OuterRef, Q, Subquery
@@ -893,7 +894,7 @@ def _unadvance(match):
         dependent.save(update_fields=[attribute, "updated_at"])
 
 
-def _project(match, decision: Decision | None) -> list[MatchResult]:
+def _project(match, decision: Decision | None) -> list:
     """Rewrite the projection (MatchResult, DealResult, the match row, later knock-out slots)
     from the decision of the version in force; ``None`` clears it. In a :class:`ResultBatch`
     the new rows wait for its flush."""
@@ -947,34 +948,38 @@ def _project(match, decision: Decision | None) -> list[MatchResult]:
             vp, mp = score.vp_winner, score.mp_winner
         else:
             vp, mp = score.vp_loser, score.mp_loser
-        results.append(
-            MatchResult(
-                match=match,
-                line_id=lines[side],
-                points=decision.totals[side],
-                mp=mp,
-                vp=vp,
-                won=won,
-                drawn=draw,
-            )
-        )
+        results.append(ScoreRow(match.pk, lines[side], decision.totals[side], mp, vp, won, draw))
     match.winner_id = winner_id
     match.outcome = decision.outcome
     match.offender_id = None if decision.offender_side is None else lines[decision.offender_side]
     match.status = Match.Status.DONE
-    score_rows = [tuple(getattr(row, name) for name in SCORE_COLUMNS) for row in results]
     if batch is not None:
-        batch.defer(match, deal_rows, score_rows)
+        batch.defer(match, deal_rows, results)
         return results
     rows.insert_many(DealResult, DEAL_COLUMNS, deal_rows)
-    rows.insert_many(MatchResult, SCORE_COLUMNS, score_rows)
+    rows.insert_many(MatchResult, SCORE_COLUMNS, results)
     match.save(update_fields=["winner", "outcome", "offender", "status", "updated_at"])
     return results
 
 
 # The columns of a projection's rows, as ``_project`` gathers them.
 DEAL_COLUMNS = ("match_id", "number", "line_id", "points", "breakdown", "is_tiebreak", "is_penalty")
-SCORE_COLUMNS = ("match_id", "line_id", "points", "mp", "vp", "won", "drawn")
+
+
+class ScoreRow(NamedTuple):
+    """A line's score row of a match, as ``_project`` gathers it (no model instance: a batch
+    writes them as plain rows)."""
+
+    match_id: int
+    line_id: int
+    points: int
+    mp: int
+    vp: int
+    won: bool
+    drawn: bool
+
+
+SCORE_COLUMNS = ScoreRow._fields
 
 
 def bye_score(stage) -> tuple[int, int, bool]:
