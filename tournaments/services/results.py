@@ -894,7 +894,7 @@ def _unadvance(match):
         dependent.save(update_fields=[attribute, "updated_at"])
 
 
-def _project(match, decision: Decision | None) -> list:
+def _project(match, decision: Decision | None) -> list[ScoreRow] | list[MatchResult]:
     """Rewrite the projection (MatchResult, DealResult, the match row, later knock-out slots)
     from the decision of the version in force; ``None`` clears it. In a :class:`ResultBatch`
     the new rows wait for its flush."""
