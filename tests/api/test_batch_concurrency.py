@@ -22,7 +22,10 @@ pytestmark = pytest.mark.skipif(
 
 
 def _waiting_on_a_lock(pid) -> bool:
+    """Whether session ``pid`` waits for a lock now: asked in a transaction, so the snapshot of
+    ``pg_stat_activity`` that PostgreSQL keeps until its end is cleared first."""
     with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
         cursor.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", [pid])
         row = cursor.fetchone()
     return bool(row) and row[0] == "Lock"

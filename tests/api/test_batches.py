@@ -35,13 +35,16 @@ def pending_records(tournament, seed_base=0):
 
 def close_session(other) -> None:
     """Close another session and wait until PostgreSQL has ended it: its backend lets go of
-    its advisory locks as it exits, a moment after the client hangs up."""
+    its advisory locks as it exits, a moment after the client hangs up. The test runs in a
+    transaction, in which PostgreSQL reads ``pg_stat_activity`` once and keeps that snapshot:
+    each look clears it first."""
     with other.cursor() as cursor:
         cursor.execute("SELECT pg_backend_pid()")
         (pid,) = cursor.fetchone()
     other.close()
     with connection.cursor() as cursor:
         for _ in range(500):
+            cursor.execute("SELECT pg_stat_clear_snapshot()")
             cursor.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", [pid])
             if cursor.fetchone() is None:
                 return
