@@ -3,25 +3,55 @@
 not been stored with since batches came (``services.submit_records``) and which the engine,
 reading the stored text as it is, would refuse."""
 
+import json
+
 from django.db import migrations
 
 import games.models
+from games.models import content_hash
 
 
 def drop_match_field(apps, schema_editor):
-    """Take the ``match`` field out of any record stored with it, before the column changes."""
+    """Take the ``match`` field out of any record stored with it, before the column changes,
+    and hash the record again as it is kept now (``games.models.content_hash``): a record
+    imported with the field was hashed with it, and sent again it would not be known as the
+    same record. One that another submission of its match already holds under the new hash (it
+    was sent again after batches came) keeps its old hash, since a match holds one submission
+    per hash; the other is the one found."""
     if schema_editor.connection.vendor == "postgresql":
         # ``::jsonb``: a no-op on the column as it is here, and a test runs it on ``json``
-        sql = (
-            "UPDATE games_submission SET document = document::jsonb - 'match' "
-            "WHERE document::jsonb ? 'match'"
-        )
+        with_match = "document::jsonb ? 'match'"
+        text = "document::text"
     else:  # SQLite, the embedded default
-        sql = (
-            "UPDATE games_submission SET document = json_remove(document, '$.match') "
-            "WHERE json_type(document, '$.match') IS NOT NULL"
-        )
-    schema_editor.execute(sql)
+        with_match = "json_type(document, '$.match') IS NOT NULL"
+        text = "document"
+    last = 0
+    with schema_editor.connection.cursor() as cursor:
+        while True:
+            cursor.execute(
+                f"SELECT id, match_id, {text} FROM games_submission "
+                f"WHERE {with_match} AND id > %s ORDER BY id LIMIT 500",
+                [last],
+            )
+            rows = cursor.fetchall()
+            if not rows:
+                return
+            for pk, match_id, stored in rows:
+                document = json.loads(stored)
+                document.pop("match")
+                digest = content_hash(document)
+                cursor.execute(
+                    "SELECT 1 FROM games_submission WHERE match_id = %s AND content_hash = %s",
+                    [match_id, digest],
+                )
+                rehash = cursor.fetchone() is None
+                cursor.execute(
+                    "UPDATE games_submission SET document = %s"
+                    + (", content_hash = %s" if rehash else "")
+                    + " WHERE id = %s",
+                    [json.dumps(document, ensure_ascii=False), *([digest] if rehash else []), pk],
+                )
+            last = rows[-1][0]
 
 
 def toast_records_on_insert(apps, schema_editor):

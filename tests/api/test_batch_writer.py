@@ -2,8 +2,6 @@
 rows gathered and written per table (``results.ResultBatch``): what ends in the database must be
 exactly what verifying the records one by one gives, and the batch must announce once."""
 
-import importlib
-import json
 from unittest import mock
 
 import pytest
@@ -191,25 +189,6 @@ def test_a_record_leaves_its_row_when_stored_not_when_verified():
         cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'games_submission'")
         (options,) = cursor.fetchone()
     assert "toast_tuple_target=1024" in (options or [])
-
-
-@pytest.mark.django_db
-def test_a_record_stored_with_a_match_field_loses_it_in_the_migration():
-    """The engine reads the stored text as it is and refuses a ``match`` field; records stored
-    with one before batches came lose it when the column becomes ``json``."""
-    migration = importlib.import_module("games.migrations.0004_records_stored_as_json_text")
-    tournament = factories.tournament(lines=3)
-    match = factories.matches(tournament)[0]
-    pk = submit(match, seed=810)
-    stored = Submission.objects.get(pk=pk).document
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "UPDATE games_submission SET document = %s WHERE id = %s",
-            [json.dumps({"match": match.pk, **stored}), pk],
-        )
-    with connection.schema_editor(atomic=False) as editor:
-        migration.drop_match_field(None, editor)
-    assert Submission.objects.get(pk=pk).document == stored
 
 
 @pytest.mark.django_db
