@@ -827,16 +827,18 @@ BATCH_SIZE = getattr(settings, "GAMES_VERIFY_BATCH_SIZE", 50)
 # engine keeps up: each group costs a dozen queries whatever its size.
 GROUP_SIZE = BATCH_SIZE
 GROUP_WAIT_S = 0.05
-# A claim is a session advisory lock on one 64-bit key: this namespace in the high bits, the
-# submission's id below them. Every id under 2**48 has a key of its own, and the key stays a
-# bigint for every id under 5 * 10**18. (The two-key form took the id as a 32-bit integer,
-# which no id from 2**31 on is: such a record could not be claimed.)
+# A claim is a session advisory lock on one 64-bit key: this namespace in the high 16 bits, the
+# low 48 bits of the submission's id below them. Every id under 2**48 has a key of its own; ids
+# further apart share one, which only makes one of them wait for the sweep while the other is
+# verified. (The two-key form took the id as a 32-bit integer, which no id from 2**31 on is:
+# such a record could not be claimed.)
 _CLAIM_NAMESPACE = 15_001
 
 
 def _claim_key(column: str) -> str:
     """SQL for the advisory-lock key of the submission whose id is ``column``."""
-    return f"({_CLAIM_NAMESPACE}::bigint * 281474976710656 + {column})"  # 2**48
+    # PostgreSQL gives ``<<``, ``|`` and ``&`` one precedence, left to right: hence the brackets
+    return f"(({_CLAIM_NAMESPACE}::bigint << 48) | ({column} & 281474976710655))"  # 2**48 - 1
 
 
 @dataclass

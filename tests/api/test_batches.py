@@ -133,13 +133,17 @@ def test_records_another_worker_holds_are_left_to_it():
 
 
 @pytest.mark.django_db
-def test_records_whose_ids_are_past_32_bits_are_claimed_and_verified():
+@pytest.mark.parametrize(
+    "offset", [2**31, 2**63 - 2**20], ids=["past-32-bits", "near-the-largest-id"]
+)
+def test_records_with_ids_past_32_bits_up_to_the_largest_are_claimed_and_verified(offset):
     """Submission ids are bigints; the claim took the id as a 32-bit integer, so from 2**31 on
-    a record could not be claimed ("integer out of range"), neither alone nor in a batch."""
+    a record could not be claimed ("integer out of range"), neither alone nor in a batch; then
+    its key went past a bigint from 5 * 10**18 on ("bigint out of range")."""
     tournament = factories.tournament(lines=4)  # 6 matches
     small = pending_records(tournament, seed_base=300)
-    Submission.objects.filter(pk__in=small).update(id=F("id") + 2**31)  # nothing refers to them
-    ids = [pk + 2**31 for pk in small]
+    Submission.objects.filter(pk__in=small).update(id=F("id") + offset)  # nothing refers to them
+    ids = [pk + offset for pk in small]
     other = connections.create_connection("default")
     try:
         with other.cursor() as cursor:  # another worker's session claims the last one
