@@ -66,6 +66,11 @@ def toast_records_on_insert(apps, schema_editor):
         schema_editor.execute("ALTER TABLE games_submission SET (toast_tuple_target = 1024)")
 
 
+def toast_records_as_before(apps, schema_editor):
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("ALTER TABLE games_submission RESET (toast_tuple_target)")
+
+
 class Migration(migrations.Migration):
     dependencies = [
         ("games", "0003_standing_read_from_result_versions"),
@@ -82,5 +87,5 @@ class Migration(migrations.Migration):
                 verbose_name="record",
             ),
         ),
-        migrations.RunPython(toast_records_on_insert, migrations.RunPython.noop),
+        migrations.RunPython(toast_records_on_insert, toast_records_as_before),
     ]
