@@ -1,11 +1,11 @@
 """Records are kept as PostgreSQL ``json`` (their text) instead of ``jsonb``
 (``games.models.RecordField``), and without the envelope's ``match`` field, which records have
-not been stored with since batches came (``services.submit_records``) and which the engine,
-reading the stored text as it is, would refuse."""
+not been stored with since it was taken out on submission (``services.record_body``) and which
+the engine, reading the stored text as it is, would refuse."""
 
 import json
 
-from django.db import migrations
+from django.db import IntegrityError, migrations, transaction
 
 import games.models
 from games.models import content_hash
@@ -14,23 +14,28 @@ from games.models import content_hash
 def drop_match_field(apps, schema_editor):
     """Take the ``match`` field out of any record stored with it, before the column changes,
     and hash the record again as it is kept now (``games.models.content_hash``): a record
-    imported with the field was hashed with it, and sent again it would not be known as the
-    same record. One that another submission of its match already holds under the new hash (it
-    was sent again after batches came) keeps its old hash, since a match holds one submission
-    per hash; the other is the one found."""
-    if schema_editor.connection.vendor == "postgresql":
+    stored with the field was hashed with it, and sent again it would not be known as the same
+    record. One that another submission of its match already holds under the new hash (it was
+    sent again since) keeps its old hash, since a match holds one submission per hash; the
+    other is the one found.
+
+    On PostgreSQL the record is read back from ``jsonb``, which keeps numbers by value: a
+    number written as ``1e16`` or ``-0.0`` hashes as ``10000000000000000`` or ``0.0``, and such
+    a record sent again is a new submission (the text it came as is not stored anywhere)."""
+    connection = schema_editor.connection
+    if connection.vendor == "postgresql":
         # ``::jsonb``: a no-op on the column as it is here, and a test runs it on ``json``
-        with_match = "document::jsonb ? 'match'"
+        with_match = "jsonb_typeof(document::jsonb) = 'object' AND document::jsonb ? 'match'"
         text = "document::text"
     else:  # SQLite, the embedded default
         with_match = "json_type(document, '$.match') IS NOT NULL"
         text = "document"
     last = 0
-    with schema_editor.connection.cursor() as cursor:
+    with connection.cursor() as cursor:
         while True:
-            cursor.execute(
+            cursor.execute(  # records are up to 1 MiB: a hundred at a time
                 f"SELECT id, match_id, {text} FROM games_submission "
-                f"WHERE {with_match} AND id > %s ORDER BY id LIMIT 500",
+                f"WHERE {with_match} AND id > %s ORDER BY id LIMIT 100",
                 [last],
             )
             rows = cursor.fetchall()
@@ -39,17 +44,26 @@ def drop_match_field(apps, schema_editor):
             for pk, match_id, stored in rows:
                 document = json.loads(stored)
                 document.pop("match")
+                text_kept = json.dumps(document, ensure_ascii=False)
                 digest = content_hash(document)
                 cursor.execute(
                     "SELECT 1 FROM games_submission WHERE match_id = %s AND content_hash = %s",
                     [match_id, digest],
                 )
-                rehash = cursor.fetchone() is None
+                if cursor.fetchone() is None:
+                    try:
+                        # a savepoint: the same record may be sent again meanwhile (a live site)
+                        with transaction.atomic(using=connection.alias):
+                            cursor.execute(
+                                "UPDATE games_submission SET document = %s, content_hash = %s "
+                                "WHERE id = %s",
+                                [text_kept, digest, pk],
+                            )
+                        continue
+                    except IntegrityError:
+                        pass
                 cursor.execute(
-                    "UPDATE games_submission SET document = %s"
-                    + (", content_hash = %s" if rehash else "")
-                    + " WHERE id = %s",
-                    [json.dumps(document, ensure_ascii=False), *([digest] if rehash else []), pk],
+                    "UPDATE games_submission SET document = %s WHERE id = %s", [text_kept, pk]
                 )
             last = rows[-1][0]
 

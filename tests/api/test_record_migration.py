@@ -1,7 +1,7 @@
-"""Migration ``games/0004`` on records stored before batches came, on either database: a record
-imported with the envelope's ``match`` field was stored and hashed with it. The field goes (the
-engine reads the stored text as it is, and refuses it), and the record is hashed again, so the
-same record sent again is known as a duplicate, not kept as a second submission."""
+"""Migration ``games/0004`` on records stored with the envelope's ``match`` field, on either
+database: such a record was hashed with it. The field goes (the engine reads the stored text as
+it is, and refuses it), and the record is hashed again, so the same record sent again is known
+as a duplicate, not kept as a second submission."""
 
 import importlib
 import json
@@ -19,8 +19,9 @@ migration = importlib.import_module("games.migrations.0004_records_stored_as_jso
 
 
 def stored_as_before_batches(match, seed) -> tuple[int, dict]:
-    """A submission as an import stored it before batches came: the record with the ``match``
-    field beside its own fields, hashed with it. Its id and the record without the field."""
+    """A submission as it was stored before the field was taken out on submission: the record
+    with the ``match`` field beside its own fields, hashed with it. Its id and the record
+    without the field."""
     record = factories.record(match.round.stage.tournament, seed=seed)
     with mock.patch.object(services, "enqueue_verification"):
         pk = services.submit_record(match, record).submission.pk
@@ -57,8 +58,8 @@ def test_a_record_stored_with_a_match_field_loses_it_and_is_known_when_sent_agai
 
 @pytest.mark.django_db
 def test_a_record_already_sent_again_keeps_its_old_hash_and_the_migration_goes_through():
-    """Sent again after batches came, the record was stored a second time, hashed without the
-    field: the match may hold one submission per hash, so the old one keeps its own."""
+    """Sent again since, the record was stored a second time, hashed without the field: the
+    match may hold one submission per hash, so the old one keeps its own."""
     tournament = factories.tournament(lines=3)
     match = factories.matches(tournament)[0]
     pk, record = stored_as_before_batches(match, seed=811)
@@ -87,3 +88,19 @@ def test_records_stored_without_a_match_field_are_left_as_they_are():
         pk=untouched.submission.pk
     )
     assert after == before
+
+
+@pytest.mark.django_db
+def test_a_record_that_is_not_an_object_is_left_as_it_is():
+    """PostgreSQL's ``?`` also finds ``"match"`` among an array's strings; no such record can
+    be stored now, but one stored by hand must not stop the migration."""
+    tournament = factories.tournament(lines=3)
+    match = factories.matches(tournament)[0]
+    pk, _record = stored_as_before_batches(match, seed=814)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE games_submission SET document = %s WHERE id = %s", ['["match", 1]', pk]
+        )
+    before = Submission.objects.values_list("document", "content_hash").get(pk=pk)
+    migrate()
+    assert Submission.objects.values_list("document", "content_hash").get(pk=pk) == before
