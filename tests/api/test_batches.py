@@ -200,6 +200,23 @@ def test_a_batch_stopped_part_way_leaves_no_record_claimed(where):
     assert Submission.objects.filter(pk__in=ids, state="verified").count() == len(ids)
 
 
+@pytest.mark.django_db
+def test_claims_on_ids_2_48_apart_are_all_released_after_a_stop():
+    """Two ids 2**48 apart share a claim key, which one session then holds twice (its own
+    record, and the other taken in its batch); ``pg_locks`` shows it once, so releasing each
+    row once left the key held for as long as the worker kept its connection."""
+    own = 7
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT pg_try_advisory_lock({services._claim_key('id')}) "
+            "FROM unnest(%s::bigint[]) AS id",
+            [[own, own + 2**48, own + 1]],
+        )
+        assert [taken for (taken,) in cursor.fetchall()] == [True, True, True]
+    services._release(None)
+    assert claims_free([own, own + 1])
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_workers_taking_overlapping_batches_apply_each_record_once():
     tournament = factories.tournament(lines=9)  # 36 matches
