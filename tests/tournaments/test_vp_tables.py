@@ -99,3 +99,22 @@ def test_presets_restore_missing_shipped_tables():
     )
     assert tournament.vp_table.slug == "points-21"
     assert tournament.vp_table.rows.count() == 11
+
+
+@pytest.mark.django_db
+def test_a_table_is_read_in_one_plain_query_or_from_its_prefetched_rows(
+    django_assert_num_queries,
+):
+    """Rows stored out of order come out by ``mp_from``; the read neither joins the table for
+    the rows' default ordering nor repeats a prefetch."""
+    custom = VPTable.objects.create(slug="club-order", name="Club", timeout_min_vp=15)
+    custom.rows.create(vp_winner=15, vp_loser=5, mp_from=1, mp_to=None)
+    custom.rows.create(vp_winner=10, vp_loser=10, mp_from=0, mp_to=0)
+    expected = ((10, 10, 0, 0), (15, 5, 1, None))
+    with django_assert_num_queries(1) as queries:
+        read = vp_table_from_model(custom)
+    assert [(r.vp_winner, r.vp_loser, r.mp_from, r.mp_to) for r in read.rows] == list(expected)
+    assert "JOIN" not in queries[0]["sql"] and "ORDER BY" not in queries[0]["sql"]
+    prefetched = VPTable.objects.prefetch_related("rows").get(pk=custom.pk)
+    with django_assert_num_queries(0):
+        assert vp_table_from_model(prefetched) == read

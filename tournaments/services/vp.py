@@ -26,14 +26,19 @@ def vp_table_from_model(
     Raises ``TournamentError`` when an organizer's edits left the table inconsistent (a gap, an
     overlap), so a result is never scored on a broken scale.
     """
+    if rows is None and "rows" in getattr(table, "_prefetched_objects_cache", {}):
+        rows = table.rows.all()
     if rows is None:
-        rows = list(table.rows.all())
+        # Sorted here, not by the rows' default ordering, which joins the table to order by it
+        # (a third of this function's CPU when a lone record was scored: 1.2 ms against 0.8).
+        values = list(
+            table.rows.order_by().values_list("vp_winner", "vp_loser", "mp_from", "mp_to")
+        )
+    else:
+        values = [(r.vp_winner, r.vp_loser, r.mp_from, r.mp_to) for r in rows]
     try:
         return vp_algo.VPTable(
-            rows=tuple(
-                vp_algo.VPRow(r.vp_winner, r.vp_loser, r.mp_from, r.mp_to)
-                for r in sorted(rows, key=lambda r: r.mp_from)
-            ),
+            rows=tuple(vp_algo.VPRow(*row) for row in sorted(values, key=lambda row: row[2])),
             kind=vp_algo.TableKind(table.kind),
             win_vp=table.win_vp,
             draw_vp=table.draw_vp,
