@@ -67,6 +67,7 @@ from tournaments.services import (
     schedule,
     standings,
 )
+from tournaments.services import vp as vp_services
 from tournaments.sources import ResultSource
 
 from . import admin_texts  # noqa: F401  (site header, gender-neutral admin messages)
@@ -301,7 +302,7 @@ class VPRowFormSet(BaseInlineFormSet):
             )
         except vp_algo.VPTableError as error:
             raise forms.ValidationError(
-                _("The table is not consistent: %(error)s") % {"error": error}
+                _("The table is not consistent: %(error)s") % {"error": vp_services.describe(error)}
             ) from error
 
 

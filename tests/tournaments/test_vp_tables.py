@@ -118,3 +118,33 @@ def test_a_table_is_read_in_one_plain_query_or_from_its_prefetched_rows(
     prefetched = VPTable.objects.prefetch_related("rows").get(pk=custom.pk)
     with django_assert_num_queries(0):
         assert vp_table_from_model(prefetched) == read
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("rows", "italian"),
+    [
+        (
+            [(10, 10, 0, 0), (15, 5, 1, None)],  # the timeout minimum, 14, is no winner's VP
+            "il minimo di 14 VP dopo il tempo scaduto non è un VP del vincitore nella tabella, "
+            "quindi non se ne possono ricavare gli MP",
+        ),
+        (
+            [(10, 10, 0, 0), (14, 6, 3, None)],
+            "c'è un buco tra la riga 1 (fino a 0 MP) e la riga 2 (da 3 MP)",
+        ),
+    ],
+    ids=["timeout-minimum", "gap"],
+)
+def test_an_inconsistent_table_is_described_in_the_organizer_s_language(rows, italian):
+    """What is wrong with a table came in English inside the Italian sentence."""
+    from django.utils import translation
+
+    from tournaments.exceptions import TournamentError
+
+    custom = VPTable.objects.create(slug="club-it", name="Club")
+    for winner, loser, mp_from, mp_to in rows:
+        custom.rows.create(vp_winner=winner, vp_loser=loser, mp_from=mp_from, mp_to=mp_to)
+    with translation.override("it"), pytest.raises(TournamentError) as raised:
+        vp_table_from_model(custom)
+    assert str(raised.value.message) == f"La tabella VP “Club” non è coerente: {italian}"

@@ -21,7 +21,16 @@ FORFEIT_MARGIN = 1
 
 
 class VPTableError(ValueError):
-    """A VP table that cannot convert every margin unambiguously."""
+    """A VP table that cannot convert every margin unambiguously.
+
+    ``message`` is marked for the catalog with ``%(name)d`` placeholders filled from
+    ``params``: ``str()`` gives it in English, an interface translates ``message`` first
+    (``tournaments.services.vp.describe``), since organizers read it when editing a table."""
+
+    def __init__(self, message: str, **params: int) -> None:
+        super().__init__(message % params if params else message)
+        self.message = message
+        self.params = params
 
 
 class TableKind(enum.StrEnum):
@@ -34,6 +43,9 @@ class TableKind(enum.StrEnum):
 def gettext_noop(message: str) -> str:
     """Marks a label for the translation catalog; the caller translates it when shown."""
     return message
+
+
+_NO_MP_ROWS = gettext_noop("a win/draw/loss table has no MP rows")
 
 
 class Outcome(enum.StrEnum):
@@ -100,24 +112,31 @@ class VPTable:
             _validate_margin_rows(self.rows, self.timeout_min_vp)
         else:
             if self.rows:
-                raise VPTableError("a win/draw/loss table has no MP rows")
+                raise VPTableError(_NO_MP_ROWS)
+            points = {"win": self.win_vp, "draw": self.draw_vp, "loss": self.loss_vp}
             if not self.win_vp >= self.draw_vp >= self.loss_vp >= 0:
                 raise VPTableError(
-                    f"need win ≥ draw ≥ loss ≥ 0 VP, got {self.win_vp}/{self.draw_vp}/"
-                    f"{self.loss_vp}"
+                    gettext_noop("need win ≥ draw ≥ loss ≥ 0 VP, got %(win)d/%(draw)d/%(loss)d"),
+                    **points,
                 )
             if self.win_vp + self.loss_vp != 2 * self.draw_vp:
                 raise VPTableError(
-                    f"a win and a loss ({self.win_vp}+{self.loss_vp}) must share as many VP "
-                    f"as two draws (2×{self.draw_vp})"
+                    gettext_noop(
+                        "a win and a loss (%(win)d+%(loss)d) must share as many VP as two draws "
+                        "(2×%(draw)d)"
+                    ),
+                    **points,
                 )
             if not 0 <= self.timeout_min_vp <= self.win_vp + self.loss_vp:
-                raise VPTableError(f"timeout minimum {self.timeout_min_vp} VP is out of range")
+                raise VPTableError(
+                    gettext_noop("timeout minimum %(vp)d VP is out of range"),
+                    vp=self.timeout_min_vp,
+                )
 
     def row_for_margin(self, margin: int) -> VPRow:
         """The row whose MP range holds ``margin`` (margin tables only)."""
         if self.kind is not TableKind.MARGIN:
-            raise VPTableError("a win/draw/loss table has no MP rows")
+            raise VPTableError(_NO_MP_ROWS)
         if margin < 0:
             raise ValueError(f"a margin is never negative, got {margin}")
         for row in self.rows:
@@ -130,7 +149,7 @@ class VPTable:
         for row in self.rows:
             if row.vp_winner == vp:
                 return row
-        raise VPTableError(f"no row gives the winner {vp} VP")
+        raise VPTableError(gettext_noop("no row gives the winner %(vp)d VP"), vp=vp)
 
     @property
     def offender_row(self) -> VPRow:
@@ -144,46 +163,82 @@ class VPTable:
 
 def _validate_margin_rows(rows: tuple[VPRow, ...], timeout_min_vp: int) -> None:
     if not rows:
-        raise VPTableError("a margin table needs at least one row")
+        raise VPTableError(gettext_noop("a margin table needs at least one row"))
     if rows[0].mp_from != 0:
-        raise VPTableError(f"the first row must start at 0 MP, not {rows[0].mp_from}")
+        raise VPTableError(
+            gettext_noop("the first row must start at 0 MP, not %(mp)d"), mp=rows[0].mp_from
+        )
     total = rows[0].vp_winner + rows[0].vp_loser
     for index, row in enumerate(rows, start=1):
+        vp = {"row": index, "winner": row.vp_winner, "loser": row.vp_loser}
         if row.vp_winner + row.vp_loser != total:
             raise VPTableError(
-                f"row {index} splits {row.vp_winner}+{row.vp_loser} VP, "
-                f"the first row splits {total}"
+                gettext_noop(
+                    "row %(row)d splits %(winner)d+%(loser)d VP, the first row splits %(total)d"
+                ),
+                total=total,
+                **vp,
             )
         if row.vp_loser < 0 or row.vp_winner < row.vp_loser:
             raise VPTableError(
-                f"row {index} gives the winner {row.vp_winner} VP and the loser {row.vp_loser}"
+                gettext_noop("row %(row)d gives the winner %(winner)d VP and the loser %(loser)d"),
+                **vp,
             )
         if row.mp_to is not None and row.mp_to < row.mp_from:
-            raise VPTableError(f"row {index} runs from {row.mp_from} MP down to {row.mp_to}")
+            raise VPTableError(
+                gettext_noop("row %(row)d runs from %(mp_from)d MP down to %(mp_to)d"),
+                row=index,
+                mp_from=row.mp_from,
+                mp_to=row.mp_to,
+            )
         if row.mp_to is None and index != len(rows):
-            raise VPTableError(f"row {index} is open-ended ('or more') but is not the last row")
+            raise VPTableError(
+                gettext_noop("row %(row)d is open-ended ('or more') but is not the last row"),
+                row=index,
+            )
         if index > 1:
             previous = rows[index - 2]
             assert previous.mp_to is not None
             if row.mp_from != previous.mp_to + 1:
-                kind = "gap" if row.mp_from > previous.mp_to + 1 else "overlap"
-                raise VPTableError(
-                    f"{kind} between row {index - 1} (to {previous.mp_to} MP) "
-                    f"and row {index} (from {row.mp_from} MP)"
-                )
+                between = {
+                    "previous": index - 1,
+                    "mp_to": previous.mp_to,
+                    "row": index,
+                    "mp_from": row.mp_from,
+                }
+                if row.mp_from > previous.mp_to + 1:
+                    message = gettext_noop(
+                        "gap between row %(previous)d (to %(mp_to)d MP) and row %(row)d "
+                        "(from %(mp_from)d MP)"
+                    )
+                else:
+                    message = gettext_noop(
+                        "overlap between row %(previous)d (to %(mp_to)d MP) and row %(row)d "
+                        "(from %(mp_from)d MP)"
+                    )
+                raise VPTableError(message, **between)
             if row.vp_winner <= previous.vp_winner:
                 raise VPTableError(
-                    f"row {index} gives the winner {row.vp_winner} VP, not more than row "
-                    f"{index - 1} ({previous.vp_winner})"
+                    gettext_noop(
+                        "row %(row)d gives the winner %(winner)d VP, not more than row "
+                        "%(previous)d (%(previous_winner)d)"
+                    ),
+                    previous=index - 1,
+                    previous_winner=previous.vp_winner,
+                    **vp,
                 )
     if rows[-1].mp_to is not None:
         raise VPTableError(
-            f"the last row must be open-ended ('or more'), it stops at {rows[-1].mp_to} MP"
+            gettext_noop("the last row must be open-ended ('or more'), it stops at %(mp_to)d MP"),
+            mp_to=rows[-1].mp_to,
         )
     if timeout_min_vp not in {row.vp_winner for row in rows}:
         raise VPTableError(
-            f"timeout minimum {timeout_min_vp} VP is no winner's VP in the table, "
-            "so its MP cannot be read back"
+            gettext_noop(
+                "timeout minimum %(vp)d VP is no winner's VP in the table, so its MP cannot be "
+                "read back"
+            ),
+            vp=timeout_min_vp,
         )
 
 

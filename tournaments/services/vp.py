@@ -47,8 +47,16 @@ def vp_table_from_model(
         )
     except vp_algo.VPTableError as error:
         raise TournamentError(
-            _("VP table “%(name)s” is inconsistent: %(error)s") % {"name": table, "error": error}
+            _("VP table “%(name)s” is inconsistent: %(error)s")
+            % {"name": table, "error": describe(error)}
         ) from error
+
+
+def describe(error: vp_algo.VPTableError) -> str:
+    """What is wrong with a table, in the language of the request (the algorithm's English
+    is for logs and tests)."""
+    message = _(error.message)
+    return message % error.params if error.params else message
 
 
 def load_table_data(
