@@ -945,12 +945,14 @@ def _release(ids: list[int] | None) -> None:
     try:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
-            # A key held twice (two ids 2**48 apart, see _claim_key) is one row of pg_locks:
-            # again while any is left (a session holds no more claims than a batch takes).
-            for _ in range(BATCH_SIZE * 10 if ids is None else 0):
-                if not cursor.fetchall():
-                    break
-                cursor.execute(sql, params)
+            if ids is None:
+                # A key held twice (two ids 2**48 apart, see _claim_key) is one row of
+                # pg_locks: again while any is left (a bound, not a count: a session holds no
+                # more claims than a batch takes).
+                for _ in range(BATCH_SIZE * 10):
+                    if not cursor.fetchall():
+                        break
+                    cursor.execute(sql, params)
     except DatabaseError:
         # The connection is gone, and its session locks with it.
         logger.warning("could not release the claims on submissions %s", ids or "(all)")
