@@ -33,6 +33,7 @@ debounced rating run).
 """
 
 import argparse
+import collections
 import math
 import os
 import signal
@@ -126,11 +127,14 @@ def group_pids(pgid):
     return pids
 
 
-def backend_pids():
+def backend_pids(own=()):
+    """The PostgreSQL backends of the test database but this script's: its main connection and
+    ``own`` (the rating watcher's, which may still be listed for a moment after it closes)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-            "AND pid <> pg_backend_pid()"
+            "AND pid <> pg_backend_pid() AND NOT pid = ANY(%s)",
+            [list(own)],
         )
         return [row[0] for row in cursor.fetchall()]
 
@@ -208,7 +212,7 @@ def open_the_queue(names):
 def run(n_records, lines, rate, n_workers, db_name, log, batch=0, submitters=4):
     from games import services
     from games.models import Submission
-    from ratings.models import RatedMatch
+    from ratings.models import RatedMatch, RatingRun
     from tests.api import factories
     from tournaments.models import Match
 
@@ -244,11 +248,15 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0, submitters=4):
     match_ids = {m.pk for m in matches}
     rated_at = {}
     watching = threading.Event()
+    watcher_backend: list[int] = []
 
     def watch_ratings():
         """Note when each match's rating row appears, from the first submission on (a thread
         of its own, with its own connection: the submitting loop must not delay it)."""
         try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                watcher_backend.append(cursor.fetchone()[0])
             while not watching.is_set():
                 now = timezone.now()
                 for mid in RatedMatch.objects.filter(match__in=match_ids).values_list(
@@ -311,12 +319,14 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0, submitters=4):
     watching.set()
     watcher.join()
     worker_cpu = sum(cpu_seconds(group_pids(w.pid)) for w in workers) - ready_cpu
-    pg_cpu = cpu_seconds(backend_pids()) - ready_pg_cpu
+    pg_cpu = cpu_seconds(backend_pids(own=watcher_backend)) - ready_pg_cpu
     for w in workers:
         os.killpg(w.pid, signal.SIGTERM)
     for w in workers:
         w.wait(30)
     subs = list(Submission.objects.values_list("match_id", "state", "submitted_at", "verified_at"))
+    # results rated on top (incremental) or re-rated because they came in out of order (replay)
+    rating_runs = collections.Counter(RatingRun.objects.values_list("kind", flat=True))
     states = {s for _m, s, _a, _b in subs}
     first = min(a for _m, _s, a, _b in subs)
     last = max(b for _m, _s, _a, b in subs)
@@ -344,6 +354,7 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0, submitters=4):
         "engine_ms": engine_ms,
         "queries_verify": per_verify,
         "queries_rate": per_rate,
+        "rating_runs": dict(sorted(rating_runs.items())),
     }
 
 
@@ -418,6 +429,7 @@ def main():
         f"queries per record (in-process sample): verification {result['queries_verify']:.1f}, "
         f"rating {result['queries_rate']:.2f}"
     )
+    print(f"rating runs: {result['rating_runs']}")
 
 
 if __name__ == "__main__":
