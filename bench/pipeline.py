@@ -7,6 +7,10 @@ Needs PostgreSQL and a broker (Redis or RabbitMQ):
         .venv/bin/python bench/pipeline.py --records 1000 --workers 2            # burst
     ... bench/pipeline.py --records 1000 --workers 2 --batch 50                  # in batches
     ... bench/pipeline.py --records 500 --rate 50 --workers 2                    # paced
+    ... bench/pipeline.py --records 1000 --workers 2 --batch 50 --runs 5         # five in a row
+
+``--runs N`` repeats the run, each on a fresh database with the queues emptied between, and
+ends with the median and range of each goal's figure: on a shared machine one run says little.
 
 It creates a throwaway ``test_<name>`` database, a tournament whose group has enough lines for
 ``--records`` matches and legal records (2-player scopa to 11). Burst (no ``--rate``): every
@@ -376,6 +380,12 @@ def main():
         help="submit N records at a time, as POST /api/v1/records/ does (0: one by one)",
     )
     parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="runs one after the other, each on a fresh database, summed up at the end",
+    )
+    parser.add_argument(
         "--submitters",
         type=int,
         default=4,
@@ -387,17 +397,40 @@ def main():
     if not settings.CELERY_BROKER_URL:
         raise SystemExit("set CELERY_BROKER_URL to a broker (Redis or RabbitMQ)")
     log_path = Path("/tmp") / f"bench-pipeline-worker-{os.getpid()}.log"
-    with log_path.open("wb") as log, throwaway_database() as test_name:
-        result = run(
-            args.records,
-            args.lines,
-            args.rate,
-            args.workers,
-            test_name,
-            log,
-            args.batch,
-            args.submitters,
-        )
+    results = []
+    for index in range(args.runs):
+        with log_path.open("ab") as log, throwaway_database() as test_name:
+            result = run(
+                args.records,
+                args.lines,
+                args.rate,
+                args.workers,
+                test_name,
+                log,
+                args.batch,
+                args.submitters,
+            )
+        purge_queues()  # what a run left queued (no-op deliveries, a rating) is not the next's
+        if args.runs > 1:
+            ended = time.strftime("%H:%M:%S UTC", time.gmtime())
+            print(f"-- run {index + 1} of {args.runs}, ended {ended}")
+        report(result)
+        results.append(result)
+    if len(results) > 1:
+        summarize(results)
+
+
+def times_the_engine(result) -> float:
+    return (result["worker_cpu_ms"] + result["pg_cpu_ms"]) / result["engine_ms"]
+
+
+def purge_queues() -> None:
+    from config.celery import app
+
+    app.control.purge()
+
+
+def report(result) -> None:
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores")
     print(f"states: {result['states']}")
     print(f"records: {result['records']}, submitted at {result['submit_rate']:.0f}/s")
@@ -423,13 +456,33 @@ def main():
     both = result["worker_cpu_ms"] + result["pg_cpu_ms"]
     print(
         f"engine alone: {result['engine_ms']:.2f} ms per record; workers plus PostgreSQL: "
-        f"{both:.2f} ms, {both / result['engine_ms']:.1f} times the engine"
+        f"{both:.2f} ms, {times_the_engine(result):.1f} times the engine"
     )
     print(
         f"queries per record (in-process sample): verification {result['queries_verify']:.1f}, "
         f"rating {result['queries_rate']:.2f}"
     )
     print(f"rating runs: {result['rating_runs']}")
+
+
+def summarize(results) -> None:
+    """The runs side by side: on a shared machine one run says little (see docs/performance.md)."""
+
+    def spread(values, unit="", digits=1):
+        ordered = sorted(values)
+        return (
+            f"median {statistics.median(ordered):.{digits}f}{unit} "
+            f"(from {ordered[0]:.{digits}f} to {ordered[-1]:.{digits}f}{unit})"
+        )
+
+    print(f"-- {len(results)} runs")
+    ratios = [times_the_engine(r) for r in results]
+    print(f"times the engine: {', '.join(f'{x:.1f}' for x in ratios)}; {spread(ratios)}")
+    print(f"engine alone: {spread([r['engine_ms'] for r in results], ' ms', 2)}")
+    if all(r["drain"] for r in results):
+        print(f"drain: {spread([r['drain'] for r in results], ' records/s', 0)}")
+    print(f"p95 submission to verified: {spread([r['p95_ms'] for r in results], ' ms', 0)}")
+    print(f"p95 submission to rated: {spread([r['rated_p95_ms'] for r in results], ' ms', 0)}")
 
 
 if __name__ == "__main__":
