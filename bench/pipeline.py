@@ -23,7 +23,9 @@ With ``--batch N`` the records are submitted N at a time through ``submit_record
 ``POST /api/v1/records/`` calls), one verification message per batch. Paced: workers run first
 and records arrive at ``--rate`` per second, each posted at its time by one of ``--submitters``
 threads (4; until 2026-11-24 one thread posted them one after the other, so each waited for
-the commit of the one before and the submitter, not the API, capped the rate near 30/s). Latency is
+the commit of the one before and the submitter, not the API, capped the rate near 30/s), each
+keeping its database connection as an API server does (until 2026-11-24, late morning, each
+record opened one of its own, which loaded the workers' cores). Latency is
 ``verified_at - submitted_at``; submit-to-rated uses the time this script first saw the match's
 ``RatedMatch`` row (polled every 50 ms by a thread of its own from the first submission on; the
 figures before 2026-11-23 evening polled only once every record was submitted, which added the
@@ -61,7 +63,7 @@ django.setup()
 import logging  # noqa: E402
 
 from django.conf import settings  # noqa: E402
-from django.db import connection  # noqa: E402
+from django.db import DEFAULT_DB_ALIAS, connection, connections  # noqa: E402
 from django.utils import timezone  # noqa: E402
 from machine import cpu_model, database_url, throwaway_database  # noqa: E402
 
@@ -284,12 +286,23 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0, submitters=4):
                     time.sleep(delay)
             services.submit_records(pairs[first : first + batch], user=organizer)
 
+    # Each submitting thread keeps its database connection, as an API server's processes do
+    # (``CONN_MAX_AGE``); the main thread closes them once every record is posted. Until
+    # 2026-11-24 (late morning) each paced record opened and closed one: a PostgreSQL backend
+    # started 50 times a second on the cores the workers use, load the product does not make.
+    kept = []
+    keeping = threading.Lock()
+
     def submit_one(match, record):
         try:
             services.submit_record(match, record, user=organizer)
         finally:
             if threading.current_thread() is not threading.main_thread():
-                connection.close()
+                own = connections[DEFAULT_DB_ALIAS]  # this thread's
+                with keeping:
+                    if not any(other is own for other in kept):
+                        own.inc_thread_sharing()  # so that the main thread may close it
+                        kept.append(own)
 
     # Paced, each record goes out at its time from one of ``submitters`` threads, as players'
     # platforms post over several connections; one thread alone waits for each submission's
@@ -308,6 +321,8 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0, submitters=4):
                 submit_one(match, record)
         for future in pending:
             future.result()
+    for own in kept:
+        own.close()
     submit_s = time.perf_counter() - t0
     print(f"submitted in {submit_s:.2f} s ({len(matches) / submit_s:.0f} records/s)")
     drain_from = None
