@@ -307,22 +307,24 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0, submitters=4):
     # Paced, each record goes out at its time from one of ``submitters`` threads, as players'
     # platforms post over several connections; one thread alone waits for each submission's
     # commit before the next (its own limit, about 30 records/s here, not the API's).
-    with ThreadPoolExecutor(max_workers=submitters if rate else 1) as pool:
-        pending = []
-        for index, (match, record) in enumerate(zip(matches, records, strict=True)):
-            if batch:
-                break
-            if rate:
-                delay = t0 + index / rate - time.perf_counter()
-                if delay > 0:
-                    time.sleep(delay)
-                pending.append(pool.submit(submit_one, match, record))
-            else:
-                submit_one(match, record)
-        for future in pending:
-            future.result()
-    for own in kept:
-        own.close()
+    try:
+        with ThreadPoolExecutor(max_workers=submitters if rate else 1) as pool:
+            pending = []
+            for index, (match, record) in enumerate(zip(matches, records, strict=True)):
+                if batch:
+                    break
+                if rate:
+                    delay = t0 + index / rate - time.perf_counter()
+                    if delay > 0:
+                        time.sleep(delay)
+                    pending.append(pool.submit(submit_one, match, record))
+                else:
+                    submit_one(match, record)
+            for future in pending:
+                future.result()
+    finally:
+        for own in kept:  # the throwaway database is dropped only once nobody is connected
+            own.close()
     submit_s = time.perf_counter() - t0
     print(f"submitted in {submit_s:.2f} s ({len(matches) / submit_s:.0f} records/s)")
     drain_from = None
