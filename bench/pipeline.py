@@ -191,6 +191,19 @@ def engine_cpu_ms(records):
 IDLE_QUEUE = "bench-idle"  # a queue nobody sends to: the workers start on it
 
 
+def declare_task_queue() -> None:
+    """Declare the records' queue (and its exchange) as the settings define it, before any
+    worker starts. The workers start on ``IDLE_QUEUE`` only, and on a RabbitMQ vhost where the
+    task queue does not exist yet Celery then fails to bind it for native delayed delivery, so
+    every rating countdown waited in a worker's memory (a worker started on the task queue, as
+    in production, declares it first)."""
+    from config.celery import app
+
+    queue = app.amqp.queues[app.conf.task_default_queue]
+    with app.connection_for_write() as conn:
+        queue(conn.default_channel).declare()
+
+
 def ready_workers(names, timeout_s=60.0):
     """Wait until every worker named answers a ping (started, connected, consuming)."""
     from config.celery import app
@@ -240,6 +253,7 @@ def run(n_records, lines, rate, n_workers, db_name, log, batch=0, submitters=4):
     # their work, without their start-up.
     host = socket.gethostname()
     names = [f"bench{i}@{host}" for i in range(n_workers)]
+    declare_task_queue()
     workers = [start_worker(db_name, log, i) for i in range(n_workers)]
     ready_workers(names)
     ready_cpu = sum(cpu_seconds(group_pids(w.pid)) for w in workers)
