@@ -34,34 +34,30 @@ def drop_match_field(apps, schema_editor):
     with connection.cursor() as cursor:
         while True:
             cursor.execute(  # records are up to 1 MiB: a hundred at a time
-                f"SELECT id, match_id, {text} FROM games_submission "
+                f"SELECT id, {text} FROM games_submission "
                 f"WHERE {with_match} AND id > %s ORDER BY id LIMIT 100",
                 [last],
             )
             rows = cursor.fetchall()
             if not rows:
                 return
-            for pk, match_id, stored in rows:
+            for pk, stored in rows:
                 document = json.loads(stored)
                 document.pop("match")
                 text_kept = json.dumps(document, ensure_ascii=False)
-                digest = content_hash(document)
-                cursor.execute(
-                    "SELECT 1 FROM games_submission WHERE match_id = %s AND content_hash = %s",
-                    [match_id, digest],
-                )
-                if cursor.fetchone() is None:
-                    try:
-                        # a savepoint: the same record may be sent again meanwhile (a live site)
-                        with transaction.atomic(using=connection.alias):
-                            cursor.execute(
-                                "UPDATE games_submission SET document = %s, content_hash = %s "
-                                "WHERE id = %s",
-                                [text_kept, digest, pk],
-                            )
-                        continue
-                    except IntegrityError:
-                        pass
+                try:
+                    # The match's constraint (one submission per hash) says whether another
+                    # submission holds the new hash, sent again since or meanwhile on a live
+                    # site: in a savepoint, so that this record then keeps its old one.
+                    with transaction.atomic(using=connection.alias):
+                        cursor.execute(
+                            "UPDATE games_submission SET document = %s, content_hash = %s "
+                            "WHERE id = %s",
+                            [text_kept, content_hash(document), pk],
+                        )
+                    continue
+                except IntegrityError:
+                    pass
                 cursor.execute(
                     "UPDATE games_submission SET document = %s WHERE id = %s", [text_kept, pk]
                 )
