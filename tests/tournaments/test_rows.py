@@ -2,6 +2,8 @@
 (result versions, change-log rows, submissions) give every instance its key and store exactly
 what ``save()`` would, without Django's one-array-per-column insert."""
 
+from datetime import timedelta
+
 import pytest
 from django.db.models import JSONField, Value
 
@@ -100,3 +102,22 @@ def test_json_values_of_every_kind_are_stored_as_save_stores_them():
     rows.update_each(made, ["sheet"])
     again = ResultVersion.objects.filter(pk__in=[v.pk for v in made]).order_by("number")
     assert [v.sheet for v in again] == [{"again": n} for n in (1, 2, 3, 4)]
+
+
+def test_update_each_sends_columns_of_nulls_keys_and_times():
+    """Each column goes as one array of its type: a column of SQL NULLs only, a key to another
+    row (or none), an aware time, and text PostgreSQL would have to unquote."""
+    match = factories.matches(factories.tournament(lines=4))[0]
+    made = rows.create_many(versions(match, [{"deals": [1]}, {"deals": [2]}]))
+    when = made[0].created_at - timedelta(days=3)
+    for version, reason in zip(made, ["it's \\ 'odd'", 'ünïcode € {a,b} "NULL"'], strict=True):
+        version.sheet, version.based_on, version.created_at = None, made[0], when
+        version.reason = reason
+    made[0].based_on = None
+    rows.update_each(made, ["sheet", "based_on", "created_at", "reason"])
+    stored = list(ResultVersion.objects.filter(match=match).order_by("number"))
+    assert [v.sheet for v in stored] == [None, None]
+    assert [v.based_on_id for v in stored] == [None, made[0].pk]
+    assert [v.created_at for v in stored] == [when, when]
+    assert [v.reason for v in stored] == ["it's \\ 'odd'", 'ünïcode € {a,b} "NULL"']
+    assert ResultVersion.objects.filter(match=match, sheet__isnull=True).count() == 2
