@@ -113,6 +113,7 @@ class Submission(models.Model):
         on_delete=models.PROTECT,
         related_name="submissions",
         verbose_name=_("match"),
+        db_index=False,  # unique_submission_content (match, content_hash) leads with it
     )
     version = models.PositiveIntegerField(_("version"), help_text=_("1, 2, … per match."))
     document = RecordField(_("record"), help_text=_("The record exactly as submitted."))

@@ -106,7 +106,11 @@ class TableReport(models.Model):
     FOR_REFEREE = (State.DISPUTED, State.EXPIRED)
 
     match = models.ForeignKey(
-        Match, on_delete=models.CASCADE, related_name="table_reports", verbose_name=_("match")
+        Match,
+        on_delete=models.CASCADE,
+        related_name="table_reports",
+        verbose_name=_("match"),
+        db_index=False,  # unique_table_report_submission (match, …) leads with it
     )
     side = models.CharField(_("side"), max_length=4, choices=Match.Slot.choices)
     link = models.ForeignKey(

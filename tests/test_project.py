@@ -47,3 +47,39 @@ def test_a_worker_process_leaves_what_it_started_with_out_of_garbage_collection(
         assert gc.get_freeze_count() > 10_000
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.django_db
+def test_no_index_is_the_leading_part_of_another():
+    """An index whose columns lead another index of its table answers no query the other does
+    not, and costs a write on every row. Django gives every foreign key one of its own, also
+    where a unique constraint on (that key, …) exists: such fields say ``db_index=False``."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("reads PostgreSQL's catalogue")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT t.relname, i.relname, x.indkey::int2[], x.indpred IS NOT NULL
+            FROM pg_index x
+            JOIN pg_class i ON i.oid = x.indexrelid
+            JOIN pg_class t ON t.oid = x.indrelid
+            JOIN pg_namespace n ON n.oid = t.relnamespace
+            WHERE n.nspname = 'public' AND x.indexprs IS NULL
+            """
+        )
+        indexes = cursor.fetchall()
+    ours = ("games_", "tournaments_", "ratings_", "webhooks_", "scoresheets_", "live_")
+    led = sorted(
+        (table, name, other)
+        for table, name, keys, partial in indexes
+        if table.startswith(ours) and not partial
+        for other_table, other, other_keys, other_partial in indexes
+        if other_table == table
+        and other != name
+        and not other_partial
+        and len(other_keys) > len(keys)
+        and other_keys[: len(keys)] == keys
+    )
+    assert led == [], "\n".join(map(str, led))

@@ -145,7 +145,11 @@ class Line(models.Model):
 
 class LineMember(models.Model):
     line = models.ForeignKey(
-        Line, on_delete=models.CASCADE, related_name="members", verbose_name=_("line")
+        Line,
+        on_delete=models.CASCADE,
+        related_name="members",
+        verbose_name=_("line"),
+        db_index=False,  # unique_line_player (line, …) leads with it
     )
     player = models.ForeignKey(
         Player, on_delete=models.PROTECT, related_name="memberships", verbose_name=_("player")
@@ -201,7 +205,11 @@ class VPTable(models.Model):
 
 class VPTableRow(models.Model):
     table = models.ForeignKey(
-        VPTable, on_delete=models.CASCADE, related_name="rows", verbose_name=_("table")
+        VPTable,
+        on_delete=models.CASCADE,
+        related_name="rows",
+        verbose_name=_("table"),
+        db_index=False,  # unique_vp_row_start (table, …) leads with it
     )
     vp_winner = models.PositiveSmallIntegerField(_("winner's VP"))
     vp_loser = models.PositiveSmallIntegerField(_("loser's VP"))
@@ -390,7 +398,11 @@ class Entry(models.Model):
     """A line registered in a tournament, with its seed."""
 
     tournament = models.ForeignKey(
-        Tournament, on_delete=models.CASCADE, related_name="entries", verbose_name=_("tournament")
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="entries",
+        verbose_name=_("tournament"),
+        db_index=False,  # unique_entry (tournament, …) leads with it
     )
     line = models.ForeignKey(
         Line, on_delete=models.PROTECT, related_name="entries", verbose_name=_("line")
@@ -437,7 +449,11 @@ class Stage(models.Model):
         CLOSED = "closed", _("Closed")
 
     tournament = models.ForeignKey(
-        Tournament, on_delete=models.CASCADE, related_name="stages", verbose_name=_("tournament")
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="stages",
+        verbose_name=_("tournament"),
+        db_index=False,  # unique_stage_order (tournament, …) leads with it
     )
     order = models.PositiveSmallIntegerField(_("order"))
     name = models.CharField(_("name"), max_length=120)
@@ -549,7 +565,11 @@ class Group(models.Model):
     """A round-robin group within a stage."""
 
     stage = models.ForeignKey(
-        Stage, on_delete=models.CASCADE, related_name="groups", verbose_name=_("stage")
+        Stage,
+        on_delete=models.CASCADE,
+        related_name="groups",
+        verbose_name=_("stage"),
+        db_index=False,  # unique_group_name (stage, …) leads with it
     )
     name = models.CharField(_("name"), max_length=40)
     order = models.PositiveSmallIntegerField(_("order"), default=0)
@@ -575,6 +595,7 @@ class GroupMember(models.Model):
         on_delete=models.CASCADE,
         related_name="members",
         verbose_name=pgettext_lazy("round-robin group", "group"),
+        db_index=False,  # unique_group_line (group, …) leads with it
     )
     line = models.ForeignKey(
         Line, on_delete=models.PROTECT, related_name="group_memberships", verbose_name=_("line")
@@ -603,7 +624,11 @@ class GroupMember(models.Model):
 
 class Round(models.Model):
     stage = models.ForeignKey(
-        Stage, on_delete=models.CASCADE, related_name="rounds", verbose_name=_("stage")
+        Stage,
+        on_delete=models.CASCADE,
+        related_name="rounds",
+        verbose_name=_("stage"),
+        db_index=False,  # unique_round_number (stage, …) leads with it
     )
     number = models.PositiveSmallIntegerField(_("number"))
     name = models.CharField(_("name"), max_length=80, blank=True)
@@ -656,6 +681,7 @@ class Match(models.Model):
         null=True,
         blank=True,
         verbose_name=pgettext_lazy("round-robin group", "group"),
+        db_index=False,  # the (group, status) index leads with it
     )
     home = models.ForeignKey(
         Line,
@@ -764,7 +790,11 @@ class DealResult(models.Model):
     """One side's points in one deal (smazzata), with the breakdown by category."""
 
     match = models.ForeignKey(
-        Match, on_delete=models.CASCADE, related_name="deals", verbose_name=_("match")
+        Match,
+        on_delete=models.CASCADE,
+        related_name="deals",
+        verbose_name=_("match"),
+        db_index=False,  # unique_deal_line (match, number, line) leads with it
     )
     number = models.PositiveSmallIntegerField(_("deal"), help_text=_("0-based, as in records."))
     line = models.ForeignKey(
@@ -799,7 +829,11 @@ class MatchResult(models.Model):
     """A line's result in a match: points, MP and VP, as standings read them."""
 
     match = models.ForeignKey(
-        Match, on_delete=models.CASCADE, related_name="results", verbose_name=_("match")
+        Match,
+        on_delete=models.CASCADE,
+        related_name="results",
+        verbose_name=_("match"),
+        db_index=False,  # unique_match_result (match, line) leads with it
     )
     line = models.ForeignKey(
         Line, on_delete=models.PROTECT, related_name="results", verbose_name=_("line")
@@ -872,7 +906,11 @@ class TournamentRole(models.Model):
     """
 
     tournament = models.ForeignKey(
-        Tournament, on_delete=models.CASCADE, related_name="roles", verbose_name=_("tournament")
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="roles",
+        verbose_name=_("tournament"),
+        db_index=False,  # unique_tournament_user_role (tournament, …) leads with it
     )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -967,7 +1005,11 @@ class ResultVersion(models.Model):
         PROPOSED = "proposed", _("Awaiting the other side's signature")
 
     match = models.ForeignKey(
-        Match, on_delete=models.CASCADE, related_name="versions", verbose_name=_("match")
+        Match,
+        on_delete=models.CASCADE,
+        related_name="versions",
+        verbose_name=_("match"),
+        db_index=False,  # unique_result_version (match, number) leads with it
     )
     number = models.PositiveIntegerField(_("version"), help_text=_("1, 2, … per match."))
     source = models.CharField(_("source"), max_length=12, choices=ResultSource.choices)

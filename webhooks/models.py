@@ -76,6 +76,7 @@ class Delivery(models.Model):
         on_delete=models.CASCADE,
         related_name="webhook_deliveries",
         verbose_name=_("tournament"),
+        db_index=False,  # the (tournament, …) index leads with it
     )
     event = models.CharField(_("event"), max_length=30, choices=Event.choices)
     # The exact bytes sent (UTF-8 JSON), so a re-sent delivery carries the same body.
