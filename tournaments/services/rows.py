@@ -101,14 +101,14 @@ def _binding_cursor(connection) -> Iterator:
     """A cursor that sends the values apart from the SQL text (server-side binding).
 
     Django's cursors on psycopg bind on the client: every value is quoted into the text, and
-    PostgreSQL parses it back as a constant. For the few long statements of a batch (a value
-    per row and column) that cost more CPU on both sides than the write itself."""
-    from django.db.backends.postgresql.base import ServerBindingCursor
+    PostgreSQL parses it back as a constant. In the long statements of a batch (a value per row
+    and column) the quoting and the parsing back cost both sides more CPU than the write."""
+    import psycopg  # only ever imported for a PostgreSQL connection
 
     connection.ensure_connection()
     connection.validate_thread_sharing()
     with connection.wrap_database_errors:
-        raw = ServerBindingCursor(connection.connection)
+        raw = psycopg.Cursor(connection.connection)
     cursor = (
         connection.make_debug_cursor(raw)
         if connection.queries_logged
