@@ -21,6 +21,17 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def engine_build() -> str:
+    """Which engine runs: the compiled modules or the .py source, and why (a tree checked out
+    beside this one runs its source unless its own install compiled it): the engine's figures,
+    and every ratio to them, depend on it."""
+    from games.engine import native
+
+    if native.pure_reason is None:
+        return "compiled (mypyc)"
+    return f".py source ({native.pure_reason})"
+
+
 def database_url(name: str) -> str:
     """``DATABASE_URL`` with another database name (a benchmark's own throwaway database)."""
     url = urlsplit(os.environ["DATABASE_URL"])

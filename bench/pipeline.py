@@ -65,7 +65,7 @@ import logging  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.db import DEFAULT_DB_ALIAS, connection, connections  # noqa: E402
 from django.utils import timezone  # noqa: E402
-from machine import cpu_model, database_url, throwaway_database  # noqa: E402
+from machine import cpu_model, database_url, engine_build, throwaway_database  # noqa: E402
 
 logging.disable(logging.WARNING)
 
@@ -463,6 +463,7 @@ def purge_queues() -> None:
 
 def report(result) -> None:
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores")
+    print(f"engine: {engine_build()}")
     print(f"states: {result['states']}")
     print(f"records: {result['records']}, submitted at {result['submit_rate']:.0f}/s")
     print(

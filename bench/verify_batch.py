@@ -14,7 +14,9 @@ its PostgreSQL backend (from ``/proc``), and queries per record:
 It creates a throwaway ``test_<name>`` database; the broker only holds the verification messages
 the submissions send (nobody consumes them; the script empties nothing, so use a Redis database
 of its own and flush it after). Run it from another checkout (``cd`` there) to compare two trees
-in one session.
+in one session; that checkout's engine runs from its .py source unless it was installed too (or
+got this one's compiled files and ``games/engine/_native.json``), and the ``engine:`` line says
+which ran.
 """
 
 import argparse
@@ -40,7 +42,7 @@ from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from machine import cpu_model, throwaway_database  # noqa: E402
+from machine import cpu_model, engine_build, throwaway_database  # noqa: E402
 
 logging.disable(logging.WARNING)
 
@@ -121,6 +123,7 @@ def main():
     with throwaway_database():
         engine_ms, burst, lone = run(args.records, args.lone, args.batch)
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores; tree: {ROOT}")
+    print(f"engine: {engine_build()}")
     print(f"engine alone: {engine_ms:.2f} ms CPU per record")
     for label, (cpu, pg, queries) in (
         (f"batches of {args.batch}", burst),
