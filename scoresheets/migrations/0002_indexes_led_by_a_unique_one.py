@@ -5,6 +5,8 @@ key, checking every row again)."""
 import django.db.models.deletion
 from django.db import migrations, models
 
+from tournaments.migration_operations import drop_indexes
+
 
 # (table, column, index) of each foreign key whose index goes
 DROPPED = [
@@ -21,13 +23,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.SeparateDatabaseAndState(
-            database_operations=[
-                migrations.RunSQL(
-                    f'DROP INDEX IF EXISTS "{name}"',
-                    reverse_sql=f'CREATE INDEX IF NOT EXISTS "{name}" ON "{table}" ("{column}")',
-                )
-                for table, column, name in DROPPED
-            ],
+            database_operations=drop_indexes(DROPPED),
             state_operations=[
                 migrations.AlterField(
                     model_name='tablereport',
