@@ -69,7 +69,7 @@ def test_no_index_is_the_leading_part_of_another():
         and not Path(app.path).is_relative_to(sys.prefix)  # a virtualenv inside the project
         for model in app.get_models()
     }
-    assert "tournaments_dealresult" in ours
+    assert "tournaments_matchresult" in ours
     with connection.cursor() as cursor:
         cursor.execute(
             """

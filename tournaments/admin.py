@@ -20,7 +20,8 @@ from django.http import HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
@@ -40,7 +41,6 @@ from tournaments.forms import (
 )
 from tournaments.models import (
     ChangeLog,
-    DealResult,
     Entry,
     Group,
     GroupMember,
@@ -794,11 +794,11 @@ class RoundAdmin(TournamentScopedAdmin, admin.ModelAdmin):
 # --------------------------------------------------------------------------- matches
 
 
-class DealResultInline(admin.TabularInline):
-    model = DealResult
+class MatchResultInline(admin.TabularInline):
+    model = MatchResult
     extra = 0
     can_delete = False
-    fields = ["number", "line", "points", "breakdown", "is_tiebreak", "is_penalty"]
+    fields = ["line", "points", "mp", "vp", "won", "drawn"]
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None):
@@ -806,12 +806,6 @@ class DealResultInline(admin.TabularInline):
 
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("line")
-
-
-class MatchResultInline(DealResultInline):
-    model = MatchResult
-    fields = ["line", "points", "mp", "vp", "won", "drawn"]
-    readonly_fields = fields
 
 
 @admin.register(Match)
@@ -839,8 +833,8 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
     list_select_related = ["home", "away", "winner", "group", "round__stage__tournament"]
     autocomplete_fields = ["home", "away", "winner", "offender"]
     raw_id_fields = ["next_match", "loser_next_match", "round", "group"]
-    readonly_fields = ["status", "outcome", "winner", "offender"]
-    inlines = [MatchResultInline, DealResultInline]
+    readonly_fields = ["status", "outcome", "winner", "offender", "has_tiebreak", "deals"]
+    inlines = [MatchResultInline]
     actions = ["delete_results"]
     list_per_page = 100
     show_full_result_count = False
@@ -856,6 +850,26 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
     @admin.display(description=gettext_lazy("tournament"))
     def tournament_name(self, obj):
         return obj.round.stage.tournament.name
+
+    @admin.display(description=gettext_lazy("deals"))
+    def deals(self, obj):
+        """The deals of the result in force, one line per deal: home – away points."""
+        deals = results.deals_of_match(obj) if obj.pk else []
+        if not deals:
+            return "—"
+        return format_html_join(
+            mark_safe("<br>"),
+            "{}. {} – {}{}",
+            (
+                (
+                    deal.number + 1,
+                    deal.points[0],
+                    deal.points[1],
+                    f" ({_('tie-break')})" if deal.is_tiebreak else "",
+                )
+                for deal in deals
+            ),
+        )
 
     @admin.display(description=gettext_lazy("result"))
     def result_link(self, obj):
@@ -888,25 +902,28 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
 
     def _initial_deals(self, match, categories):
         known = {key for key, _label in categories}
-        deals = {}
-        for deal in match.deals.all():
-            row = deals.setdefault(
-                deal.number,
-                {"tiebreak": deal.is_tiebreak, "penalty": deal.is_penalty},
-            )
-            side = "home" if deal.line_id == match.home_id else "away"
-            row[f"{side}_points"] = deal.points
-            # a key the variant does not score (an old catch-all) has no column: the
-            # referee then asks for the breakdown to be corrected before saving
-            for key, value in deal.breakdown.items():
-                if key in known:
-                    row[f"{side}_{key}"] = value
-        rows = [deals[n] for n in sorted(deals)]
-        tiebreaks = [row for row in rows if row["tiebreak"]]
-        # The last capture of a level last tie-break deal is not stored: its maker lost.
-        if tiebreaks and match.winner_id in (match.home_id, match.away_id):
-            last = tiebreaks[-1]
-            if last.get("home_points") == last.get("away_points"):
+        rows = []
+        deals = results.deals_of_match(match)
+        for deal in deals:
+            row = {"tiebreak": deal.is_tiebreak, "penalty": deal.is_penalty}
+            for side, name in enumerate(("home", "away")):
+                row[f"{name}_points"] = deal.points[side]
+                # a key the variant does not score (an old catch-all) has no column: the
+                # referee then asks for the breakdown to be corrected before saving
+                for key, value in deal.breakdown[side].items():
+                    if key in known:
+                        row[f"{name}_{key}"] = value
+            if deal.last_capture is not None:
+                row["last_capture"] = ("home", "away")[deal.last_capture]
+            rows.append(row)
+        tiebreaks = [(deal, row) for deal, row in zip(deals, rows, strict=True) if deal.is_tiebreak]
+        # A version made before the sheet kept the last capture: the last capture of a level
+        # last tie-break deal was made by the line that lost.
+        if tiebreaks and tiebreaks[-1][0].last_capture is None:
+            last = tiebreaks[-1][1]
+            if match.winner_id in (match.home_id, match.away_id) and (
+                last["home_points"] == last["away_points"]
+            ):
                 last["last_capture"] = "away" if match.winner_id == match.home_id else "home"
         return rows
 

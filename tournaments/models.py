@@ -724,6 +724,11 @@ class Match(models.Model):
         blank=True,
         verbose_name=_("winner"),
     )
+    has_tiebreak = models.BooleanField(
+        _("decided by tie-break deals"),
+        default=False,
+        help_text=_("Set with the result in force, whose version keeps the deals."),
+    )
     # Knock-out wiring: the winner (or, for a semi-final, the loser) moves on.
     bracket_position = models.PositiveSmallIntegerField(
         _("bracket position"), null=True, blank=True
@@ -784,45 +789,6 @@ class Match(models.Model):
         if self.is_third_place:
             return _("Third-place match")
         return str(self.round)
-
-
-class DealResult(models.Model):
-    """One side's points in one deal (smazzata), with the breakdown by category."""
-
-    match = models.ForeignKey(
-        Match,
-        on_delete=models.CASCADE,
-        related_name="deals",
-        verbose_name=_("match"),
-        db_index=False,  # unique_deal_line (match, number, line) leads with it
-    )
-    number = models.PositiveSmallIntegerField(_("deal"), help_text=_("0-based, as in records."))
-    line = models.ForeignKey(
-        Line, on_delete=models.PROTECT, related_name="deal_results", verbose_name=_("line")
-    )
-    points = models.SmallIntegerField(_("points"))
-    breakdown = models.JSONField(
-        _("breakdown"),
-        default=dict,
-        help_text=_("Points by category: scope, carte, denari, settebello, primiera, options."),
-    )
-    is_tiebreak = models.BooleanField(_("tie-break deal"), default=False)
-    is_penalty = models.BooleanField(
-        _("timeout penalty"),
-        default=False,
-        help_text=_("Points awarded by the timeout or abandon rule, not played."),
-    )
-
-    class Meta:
-        verbose_name = _("deal result")
-        verbose_name_plural = _("deal results")
-        ordering = ["match", "number", "line"]
-        constraints = [
-            models.UniqueConstraint(fields=["match", "number", "line"], name="unique_deal_line"),
-        ]
-
-    def __str__(self):
-        return f"{self.match} #{self.number}: {self.line} {self.points}"
 
 
 class MatchResult(models.Model):
@@ -990,8 +956,9 @@ class RoleHolders:
 class ResultVersion(models.Model):
     """One version of a match's result, from any source; exactly one per match is in force.
 
-    ``MatchResult`` and ``DealResult`` are the projection of the version in force that standings
-    read; only ``tournaments.services.results`` writes either. A version whose ``sheet`` is
+    ``MatchResult`` and the match row are the projection of the version in force that standings
+    read; only ``tournaments.services.results`` writes either. The deals live in ``sheet`` alone
+    (:func:`tournaments.services.results.deals_in_force` reads them). A version whose ``sheet`` is
     ``None`` removes the result (a deletion is a version too, so the next save still names the
     version it was based on).
     """

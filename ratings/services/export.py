@@ -20,7 +20,6 @@ from django.utils import timezone
 
 from tournaments.models import (
     ChangeLog,
-    DealResult,
     Entry,
     Group,
     GroupMember,
@@ -29,11 +28,13 @@ from tournaments.models import (
     MatchResult,
     Outcome,
     Player,
+    ResultVersion,
     Round,
     Stage,
     Tournament,
 )
 from tournaments.services.csv_cells import write_csv
+from tournaments.services.results import deals_in_force
 
 logger = logging.getLogger(__name__)
 
@@ -100,9 +101,7 @@ def build_document(tournament: Tournament) -> dict:
         key=lambda m: (m.round.stage.order, m.round.number, *_none_last(m.table_number), m.id)
     )
     match_ids = [m.id for m in matches]
-    deals: defaultdict[int, list[DealResult]] = defaultdict(list)
-    for d in DealResult.objects.filter(match_id__in=match_ids):
-        deals[d.match_id].append(d)
+    deals = deals_in_force(match_ids)
     results: defaultdict[int, dict[int, MatchResult]] = defaultdict(dict)
     for r in MatchResult.objects.filter(match_id__in=match_ids):
         results[r.match_id][r.line_id] = r
@@ -162,16 +161,14 @@ def build_document(tournament: Tournament) -> dict:
             "deals": [
                 {
                     "number": d.number,
-                    "line": lref(d.line_id),
-                    "points": d.points,
-                    "breakdown": _sorted(d.breakdown or {}),
+                    "line": lref(line_id),
+                    "points": d.points[side],
+                    "breakdown": _sorted(d.breakdown[side]),
                     "is_tiebreak": d.is_tiebreak,
                     "is_penalty": d.is_penalty,
                 }
-                for d in sorted(
-                    deals.get(m.id, []),
-                    key=lambda d: (d.number, order.index(d.line_id) if d.line_id in order else 9),
-                )
+                for d in deals.get(m.id, [])
+                for side, line_id in enumerate((m.home_id, m.away_id))
             ],
             "results": [
                 {
@@ -409,9 +406,10 @@ def stamp(tournament: Tournament) -> tuple[str, dt.datetime]:
     res = MatchResult.objects.filter(match__round__stage__tournament=tournament).aggregate(
         n=Count("id"), id=Max("id")
     )
-    deal = DealResult.objects.filter(match__round__stage__tournament=tournament).aggregate(
-        n=Count("id"), id=Max("id")
-    )
+    # a new version in force is a new row: its id moves with any change of the deals
+    deal = ResultVersion.objects.filter(
+        match__round__stage__tournament=tournament, status=ResultVersion.Status.IN_FORCE
+    ).aggregate(n=Count("id"), id=Max("id"))
     log = ChangeLog.objects.filter(tournament=tournament).aggregate(
         last=Max("created_at"), id=Max("id")
     )

@@ -13,7 +13,7 @@ from games import services
 from games.models import Submission
 from tests.api import factories
 from tests.pages.factories import winning_deals
-from tournaments.models import DealResult, ResultVersion
+from tournaments.models import MatchResult, ResultVersion
 from tournaments.services import results
 
 pytestmark = pytest.mark.skipif(
@@ -124,7 +124,7 @@ def test_a_result_committed_while_the_batch_waits_for_the_match_is_seen_by_the_b
 
 @pytest.mark.django_db(transaction=True)
 def test_database_trouble_while_a_group_s_rows_are_copied_is_retried_not_blamed_on_the_record():
-    """The deal rows are copied in at the flush: a database error there (here a lock it could
+    """The score rows are copied in at the flush: a database error there (here a lock it could
     not wait for) reaches the task as the database's trouble it retries, as for any other
     statement, not as the record's failure that ends it in ``error``."""
     tournament = factories.tournament(lines=3)
@@ -133,7 +133,7 @@ def test_database_trouble_while_a_group_s_rows_are_copied_is_retried_not_blamed_
     try:
         with other.cursor() as cursor:
             cursor.execute("BEGIN")
-            cursor.execute(f"LOCK TABLE {DealResult._meta.db_table} IN ACCESS EXCLUSIVE MODE")
+            cursor.execute(f"LOCK TABLE {MatchResult._meta.db_table} IN ACCESS EXCLUSIVE MODE")
         with connection.cursor() as cursor:
             cursor.execute("SET lock_timeout = '200ms'")
         with pytest.raises(OperationalError):

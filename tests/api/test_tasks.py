@@ -15,7 +15,7 @@ from config.celery import app as celery_app
 from games import services, tasks
 from games.models import Submission
 from tests.api import factories
-from tournaments.models import ChangeLog, DealResult, MatchResult
+from tournaments.models import ChangeLog, MatchResult, ResultVersion
 
 pytestmark = pytest.mark.django_db
 
@@ -29,10 +29,10 @@ def stored(match, seed=1, **kwargs):
 def test_a_redelivered_task_applies_nothing_twice(match):
     sub = stored(match)
     assert tasks.verify_submission.delay(sub.pk).get() == "verified"
-    deals = DealResult.objects.filter(match=match).count()
+    versions = list(ResultVersion.objects.filter(match=match).values_list("id", "status"))
     logs = ChangeLog.objects.filter(match=match).count()
     assert tasks.verify_submission.delay(sub.pk).get() == "already-final"
-    assert DealResult.objects.filter(match=match).count() == deals
+    assert list(ResultVersion.objects.filter(match=match).values_list("id", "status")) == versions
     assert MatchResult.objects.filter(match=match).count() == 2
     assert ChangeLog.objects.filter(match=match).count() == logs
     sub.refresh_from_db()

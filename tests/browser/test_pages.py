@@ -110,8 +110,9 @@ def test_replay_viewer_steps_with_the_keyboard(demo, page_factory):
 
 
 def test_result_entered_on_the_desk_shows_in_public_standings(demo, page_factory):
-    from tournaments.models import DealResult, MatchResult
+    from tournaments.models import MatchResult
     from tournaments.services import results
+    from tournaments.services.results import deals_of_match
 
     organizer = User.objects.create_user("desk-browser", password="desk-pass-4321")
     demo.organizers.add(organizer)
@@ -152,7 +153,7 @@ def test_result_entered_on_the_desk_shows_in_public_standings(demo, page_factory
     with page.expect_navigation():
         page.locator("button[name=action][value=save]").click()
     assert page.locator(".msg-error").first.is_visible()
-    assert not DealResult.objects.filter(match=match).exists()
+    assert deals_of_match(match) == []
     save_screenshot(page, "desk-result")
     page.fill("input[name=d0-home-points]", "")
     page.fill("input[name=d0-away-scope]", "3")

@@ -7,7 +7,8 @@ from django.utils import translation
 from django.utils.html import escape
 
 from tests.pages.factories import build_tournament
-from tournaments.models import ChangeLog, DealResult, Match, MatchResult, Stage
+from tournaments.models import ChangeLog, Match, MatchResult, Stage
+from tournaments.services.results import deals_of_match
 
 pytestmark = pytest.mark.django_db
 
@@ -112,7 +113,7 @@ def test_result_that_does_not_add_up_is_refused_and_nothing_saved(client, organi
     response = client.post(url, data)
     assert response.status_code == 400
     assert "msg-error" in response.content.decode()
-    assert not DealResult.objects.filter(match=match).exists()
+    assert deals_of_match(match) == []
     assert not MatchResult.objects.filter(match=match).exists()
     assert ChangeLog.objects.count() == changes
 
@@ -177,7 +178,7 @@ def test_valid_result_is_saved_logged_and_shown(client, organizer, match):
     data.update(based_on="1", reason="scope miscounted")
     response = client.post(url, data)
     assert response.status_code == 302
-    assert DealResult.objects.filter(match=match).count() == 2
+    assert [d.points for d in deals_of_match(match)] == [(11, 4)]
     away = MatchResult.objects.get(match=match, line=match.away)
     assert away.points == 4
 

@@ -224,15 +224,14 @@ def test_a_forfeit_or_a_bye_is_not_shown_as_waiting_for_deals(client):
 def test_the_admin_forms_other_points_are_labelled_in_italian(client):
     """The admin form no longer has an "other" column (the referee refuses a category the
     variant does not score), but results stored with it are still shown, labelled."""
-    from tournaments.models import DealResult
     from tournaments.services import results
 
     tournament = build_tournament(2, slug="altro", play=False, knockout=False)
     match = Match.objects.filter(round__stage__tournament=tournament).first()
     win = {"scope": 8, "carte": 1, "denari": 1, "settebello": 1, "primiera": 1}
     results.enter_result(match, [{"points": [12, 0], "breakdown": [win, {}]}])
-    stored = DealResult.objects.get(match=match, line=match.home)
-    stored.breakdown = {**win, "scope": 6, "other": 2}
+    stored = results.in_force(match)
+    stored.sheet["deals"][0]["breakdown"][0] = {**win, "scope": 6, "other": 2}
     stored.save()
     html = client.get(reverse("public:match", args=[tournament.slug, match.pk])).content.decode()
     assert "Altro" in html

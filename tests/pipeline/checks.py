@@ -11,7 +11,8 @@ from django.db.models import Count
 from games.models import Submission
 from tests.api import factories
 from tests.api.conftest import client_for
-from tournaments.models import ChangeLog, DealResult, MatchResult, ResultVersion
+from tournaments.models import ChangeLog, MatchResult, ResultVersion
+from tournaments.services.results import deals_in_force
 
 
 def submit_all(tournament, organizer, seed_base=0, matches=None):
@@ -79,9 +80,10 @@ def assert_applied_exactly_once(tournament):
         .annotate(n=Count("id"))
     )
     assert {row["n"] for row in per_match} == {2}
+    in_force = deals_in_force([sub.match_id for sub in subs])
     for sub in subs:
         deals = sum(1 for d in sub.verdict["deals"] if not d.get("void"))
-        assert DealResult.objects.filter(match=sub.match_id).count() == 2 * deals
+        assert len(in_force[sub.match_id]) == deals
 
 
 def assert_rated_exactly_once(tournament, workers, timeout=60):

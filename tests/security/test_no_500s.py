@@ -13,8 +13,9 @@ from tests.api import factories
 from tests.pages.factories import build_tournament
 from tests.tournaments.conftest import make_tournament
 from tournaments.exceptions import LineImportError
-from tournaments.models import DealResult, Entry, Line, Match, Player, Round
+from tournaments.models import Entry, Line, Match, Player, Round
 from tournaments.services import entries
+from tournaments.services.results import deals_of_match
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +79,7 @@ def test_a_5000_digit_number_in_the_desk_result_form_is_a_form_error(client):
     data["d0-away-scope"] = "1"
     response = client.post(reverse("desk:match", args=[tournament.slug, match.pk]), data)
     assert response.status_code == 400
-    assert not DealResult.objects.filter(match=match).exists()
+    assert deals_of_match(match) == []
     data["d0-home-points"] = "-" + "9" * 5000
     response = client.post(reverse("desk:match", args=[tournament.slug, match.pk]), data)
     assert response.status_code == 400

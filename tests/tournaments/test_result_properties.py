@@ -6,7 +6,7 @@ from hypothesis.extra.django import TestCase
 
 from tests.tournaments.conftest import RR, make_tournament
 from tournaments.exceptions import ResultError
-from tournaments.models import DealResult, Match, MatchResult
+from tournaments.models import Match, MatchResult, ResultVersion
 from tournaments.services import results, schedule
 
 deal_points = st.tuples(st.integers(0, 7), st.integers(0, 7))
@@ -39,18 +39,18 @@ class EnterResultProperties(TestCase):
         offender = None
         if outcome != "completed":
             offender = match.home if offender_home else match.away
-        before = (DealResult.objects.count(), MatchResult.objects.count())
+        before = (ResultVersion.objects.count(), MatchResult.objects.count())
         try:
             results.enter_result(match, deals, outcome=outcome, offender=offender)
         except ResultError:
-            assert (DealResult.objects.count(), MatchResult.objects.count()) == before
+            assert (ResultVersion.objects.count(), MatchResult.objects.count()) == before
             return
         assert skew == 0, "a breakdown that does not add up was accepted"
         rows = {r.line_id: r for r in MatchResult.objects.filter(match=match)}
         home, away = rows[match.home_id], rows[match.away_id]
         assert home.points == sum(h for h, _a in pairs) and away.points == sum(a for _h, a in pairs)
         assert home.vp + away.vp in (20, 14, 15, 16, 17, 18, 19)
-        assert DealResult.objects.filter(match=match).count() == 2 * len(pairs)
+        assert [d.points for d in results.deals_of_match(match)] == [tuple(p) for p in pairs]
         match.refresh_from_db()
         winner, loser = (home, away) if match.winner_id == match.home_id else (away, home)
         if outcome == "completed":

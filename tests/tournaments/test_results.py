@@ -5,7 +5,7 @@ from django.utils import translation
 
 from tests.tournaments.conftest import KO, RR, make_tournament
 from tournaments.exceptions import ResultError, TournamentError
-from tournaments.models import ChangeLog, DealResult, Match, MatchResult, Outcome
+from tournaments.models import ChangeLog, Match, MatchResult, Outcome
 from tournaments.services import results, schedule
 from tournaments.signals import results_changed
 
@@ -29,7 +29,7 @@ def knockout_match(preset="scopa-tre-smazzate", n=2):
 
 def stored(match):
     return (
-        DealResult.objects.filter(match=match).count(),
+        len(results.deals_of_match(match)),
         MatchResult.objects.filter(match=match).count(),
         ChangeLog.objects.filter(match=match).count(),
     )
@@ -49,7 +49,8 @@ def test_completed_match_to_11():
     assert match.status == Match.Status.DONE and match.winner_id == match.home_id
     # 12-7: margin 5 → 15-5 on the 11-point table
     assert result_of(match) == ((12, 15, 5), (7, 5, -5))
-    assert DealResult.objects.filter(match=match).count() == 6
+    assert [d.points for d in results.deals_of_match(match)] == [(5, 2), (3, 4), (4, 1)]
+    assert not match.has_tiebreak
     entry = ChangeLog.objects.get(match=match)
     assert entry.action == "result.entered" and entry.detail["totals"] == [12, 7]
 
@@ -62,8 +63,10 @@ def test_breakdown_categories_are_kept():
         "breakdown": [{"carte": 1, "denari": 1, "settebello": 1, "primiera": 1}, {"scope": 1}],
     }
     results.enter_result(match, [first, *deals((4, 1), (4, 1))])
-    row = DealResult.objects.get(match=match, number=0, line=match.home)
-    assert row.breakdown == {"carte": 1, "denari": 1, "settebello": 1, "primiera": 1}
+    first_deal = results.deals_of_match(match)[0]
+    assert first_deal.number == 0
+    home = {"carte": 1, "denari": 1, "settebello": 1, "primiera": 1}
+    assert first_deal.breakdown == (home, {"scope": 1})
 
 
 REFUSALS = {
@@ -110,7 +113,7 @@ def test_refusal_keeps_the_previous_result_intact():
         results.enter_result(match, deals((5, 2), (3, 4)))
     match.refresh_from_db()
     assert result_of(match) == ((12, 15, 5), (7, 5, -5))
-    assert stored(match) == (6, 2, 1)
+    assert stored(match) == (3, 2, 1)
 
 
 @pytest.mark.django_db
@@ -121,7 +124,7 @@ def test_reentry_replaces_cleanly():
     match.refresh_from_db()
     assert match.winner_id == match.away_id
     assert result_of(match) == ((3, 3, -9), (12, 17, 9))
-    assert stored(match) == (4, 2, 2)
+    assert stored(match) == (2, 2, 2)
     assert ChangeLog.objects.filter(match=match).first().detail["replaced"]["winner"] == (
         match.home_id
     )
@@ -142,7 +145,7 @@ def test_timeout_end_to_end_offender_still_ahead():
     assert match.outcome == Outcome.TIMEOUT and match.offender_id == match.away_id
     assert match.winner_id == match.home_id
     assert result_of(match) == ((7, 14, 4), (9, 0, -14))
-    assert DealResult.objects.filter(match=match, is_penalty=True).count() == 2
+    assert [d.is_penalty for d in results.deals_of_match(match)].count(True) == 1
 
 
 @pytest.mark.django_db
@@ -222,7 +225,8 @@ def test_knockout_cannot_end_level_and_tiebreaks_decide():
     results.enter_result(match, [*level, deal(2, 2, tiebreak=True), deal(1, 3, tiebreak=True)])
     match.refresh_from_db()
     assert match.winner_id == match.away_id
-    assert DealResult.objects.filter(match=match, is_tiebreak=True).count() == 4
+    assert [d.is_tiebreak for d in results.deals_of_match(match)].count(True) == 2
+    assert match.has_tiebreak
 
 
 @pytest.mark.django_db
@@ -310,9 +314,7 @@ def test_apply_verified_result_from_a_verdict():
     }  # fmt: skip
     results.apply_verified_result(match, verdict, source="record:1")
     assert result_of(match) == ((11, 17, 8), (3, 3, -8))
-    assert list(DealResult.objects.filter(match=match).values_list("number", flat=True)) == [
-        1, 1, 2, 2,
-    ]  # fmt: skip
+    assert [d.number for d in results.deals_of_match(match)] == [1, 2]
     detail = ChangeLog.objects.get(match=match).detail
     assert detail["source"] == "record" and detail["record"] == "record:1"
 

@@ -7,7 +7,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from tournaments.models import DealResult, Match, MatchResult, Stage, Tournament
+from tournaments.models import Match, MatchResult, Stage, Tournament
 from tournaments.services import standings
 
 
@@ -31,7 +31,7 @@ def test_seed_demo_builds_everything_and_is_idempotent(caplog):
     )
     outcomes = Counter(Match.objects.values_list("outcome", flat=True))
     assert outcomes["timeout"] >= 1 and outcomes["abandon"] >= 1
-    assert DealResult.objects.filter(match__round__stage=knockout, is_tiebreak=True).exists()
+    assert Match.objects.filter(round__stage=knockout, has_tiebreak=True).exists()
     assert knockout.rounds.count() == 3
     assert Match.objects.filter(round__stage=knockout).count() == 8  # 4 + 2 + final + third
     assert MatchResult.objects.filter(match__round__stage=knockout).count() == 16

@@ -18,7 +18,6 @@ from tournaments.algorithms import vp as vp_algo
 from tournaments.exceptions import ResultError
 from tournaments.models import (
     ChangeLog,
-    DealResult,
     Match,
     MatchResult,
     Outcome,
@@ -54,7 +53,7 @@ def first_match(preset, stage=RR, options=None, **kwargs):
 
 def nothing_stored(match):
     return (
-        DealResult.objects.filter(match=match).count(),
+        len(results.deals_of_match(match)),
         MatchResult.objects.filter(match=match).count(),
         ChangeLog.objects.filter(match=match, action__startswith="result").count(),
     ) == (0, 0, 0)
@@ -198,7 +197,8 @@ def test_timed_knockout_tie_goes_to_the_tie_break_deals_at_the_desk():
     results.enter_result(match, [*level, deal(1, 2, tiebreak=True)], time_expired=True)
     match.refresh_from_db()
     assert match.winner_id == match.away_id
-    assert DealResult.objects.filter(match=match, is_tiebreak=True).count() == 2
+    assert [d.is_tiebreak for d in results.deals_of_match(match)] == [False, False, True]
+    assert match.has_tiebreak
 
 
 def test_timed_group_tie_still_plays_on():

@@ -3,12 +3,12 @@
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tournaments import access
 from tournaments.models import (
     ID_MAX,
-    DealResult,
     Entry,
     Group,
     Line,
@@ -24,6 +24,7 @@ from tournaments.models import (
     rule_options_error,
 )
 from tournaments.services import entries
+from tournaments.services.results import deals_of, deals_of_match
 
 
 class PlayerSerializer(serializers.ModelSerializer):
@@ -283,10 +284,15 @@ class RoundSerializer(serializers.ModelSerializer):
         read_only_fields = ["needs_review"]
 
 
-class DealResultSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = DealResult
-        fields = ["number", "line", "points", "breakdown", "is_tiebreak", "is_penalty"]
+class DealLineSerializer(serializers.Serializer):
+    """One line's part of one deal of the result in force (home first, then away)."""
+
+    number = serializers.IntegerField(help_text=_("0-based, as in records."))
+    line = serializers.IntegerField()
+    points = serializers.IntegerField()
+    breakdown = serializers.DictField(child=serializers.IntegerField())
+    is_tiebreak = serializers.BooleanField()
+    is_penalty = serializers.BooleanField()
 
 
 class MatchResultSerializer(serializers.ModelSerializer):
@@ -307,7 +313,7 @@ class MatchSerializer(serializers.ModelSerializer):
     tournament = serializers.IntegerField(source="round.stage.tournament_id", read_only=True)
     stage = serializers.IntegerField(source="round.stage_id", read_only=True)
     results = MatchResultSerializer(many=True, read_only=True)
-    deals = DealResultSerializer(many=True, read_only=True)
+    deals = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
@@ -330,6 +336,28 @@ class MatchSerializer(serializers.ModelSerializer):
             "results",
             "deals",
             "updated_at",
+        ]
+
+    @extend_schema_field(DealLineSerializer(many=True))
+    def get_deals(self, match):
+        """The deals of the version in force: prefetched by the view as ``versions_in_force``,
+        or read here."""
+        if hasattr(match, "versions_in_force"):
+            deals = deals_of(match.versions_in_force[0].sheet) if match.versions_in_force else []
+        else:
+            deals = deals_of_match(match)
+        lines = (match.home_id, match.away_id)
+        return [
+            {
+                "number": deal.number,
+                "line": lines[side],
+                "points": deal.points[side],
+                "breakdown": deal.breakdown[side],
+                "is_tiebreak": deal.is_tiebreak,
+                "is_penalty": deal.is_penalty,
+            }
+            for deal in deals
+            for side in (0, 1)
         ]
 
 

@@ -3,6 +3,7 @@
 import logging
 
 from django.db import transaction
+from django.db.models import Prefetch
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
@@ -20,7 +21,7 @@ from tournaments.api.permissions import (
     is_organizer,
     visible_tournaments,
 )
-from tournaments.models import Entry, Group, Line, Match, Role, Round, Stage
+from tournaments.models import Entry, Group, Line, Match, ResultVersion, Role, Round, Stage
 from tournaments.services import pairing, roles, schedule, standings
 
 logger = logging.getLogger(__name__)
@@ -231,7 +232,18 @@ class MatchViewSet(ReadOnlyViewSet):
                 round__stage__tournament__in=visible_tournaments(self.request.user)
             )
             .select_related("round__stage", "home", "away")
-            .prefetch_related("results", "deals")
+            .prefetch_related(
+                "results",
+                Prefetch(
+                    "versions",
+                    queryset=ResultVersion.objects.filter(
+                        status=ResultVersion.Status.IN_FORCE, sheet__isnull=False
+                    )
+                    .order_by()
+                    .only("id", "match_id", "sheet"),
+                    to_attr="versions_in_force",
+                ),
+            )
             .order_by("round_id", "table_number", "id")
         )
 

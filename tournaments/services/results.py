@@ -34,7 +34,6 @@ from games.engine.variants import get_variant
 from tournaments.algorithms import vp as vp_algo
 from tournaments.exceptions import ResultError, StaleResult, TournamentError
 from tournaments.models import (
-    DealResult,
     EndRule,
     Match,
     MatchResult,
@@ -56,7 +55,7 @@ MAX_DEAL_POINTS = 99
 """No deal scores more (a few dozen scope at most): larger figures are typing errors, and would
 overflow the stored points."""
 # What a deal's number can be (the stored column's range): only an import gives numbers itself.
-MAX_DEAL_NUMBER = rows.integer_range(DealResult._meta.get_field("number"))[1]
+MAX_DEAL_NUMBER = 32767  # 0-based, a small integer for the readers of the export (docs/export.md)
 _CATEGORY = re.compile(r"^[a-z][a-z0-9_]{0,29}$")
 PLAYED_OUTCOMES = {Outcome.COMPLETED, Outcome.TIMEOUT, Outcome.ABANDON}
 OFFENCE_OUTCOMES = {Outcome.TIMEOUT, Outcome.ABANDON, Outcome.FORFEIT}
@@ -430,7 +429,6 @@ class ResultBatch:
         self._last: dict[int, int] = {}
         self._versions: list[ResultVersion] = []
         self._superseded: list[ResultVersion] = []
-        self._deals: list[tuple] = []
         self._scores: list[tuple] = []
         self._matches: list[Match] = []
         # ids of the matches with rows in _matches or _versions (pending() is asked per record)
@@ -522,7 +520,6 @@ class ResultBatch:
             self.announce,
             self._versions,
             self._superseded,
-            self._deals,
             self._scores,
             self._matches,
             self._logs,
@@ -546,10 +543,8 @@ class ResultBatch:
         self._versions.append(version)
         self._pending.add(version.match_id)
 
-    def defer(self, match, deals, scores) -> None:
-        """A match's projection: deal and score rows as ``DEAL_COLUMNS`` and ``SCORE_COLUMNS``
-        tuples, and the match row."""
-        self._deals.extend(deals)
+    def defer(self, match, scores) -> None:
+        """A match's projection: its score rows as ``SCORE_COLUMNS`` tuples, and the match row."""
         self._scores.extend(scores)
         match.updated_at = timezone.now()  # the batch update_each applies no auto_now
         self._matches.append(match)
@@ -565,13 +560,10 @@ class ResultBatch:
             rows.update_each(self._superseded, ["status"])
         if self._versions:
             rows.create_many(self._versions)
-        rows.insert_many(DealResult, DEAL_COLUMNS, self._deals)
         rows.insert_many(MatchResult, SCORE_COLUMNS, self._scores)
         if self._matches:
             latest = {m.pk: m for m in self._matches}  # the last projection of each match
-            rows.update_each(
-                latest.values(), ["winner", "outcome", "offender", "status", "updated_at"]
-            )
+            rows.update_each(latest.values(), PROJECTED_MATCH_FIELDS)
         if self._logs:
             changelog.record_many(self._logs)
         for gathered in self._gathered()[1:]:  # the announcements wait for the end of the batch
@@ -656,7 +648,15 @@ def _vp_table(tournament) -> vp_algo.VPTable:
 def _copy_state(source, target):
     if source is target:
         return
-    for name in ("home_id", "away_id", "winner_id", "outcome", "offender_id", "status"):
+    for name in (
+        "home_id",
+        "away_id",
+        "winner_id",
+        "outcome",
+        "offender_id",
+        "status",
+        "has_tiebreak",
+    ):
         setattr(target, name, getattr(source, name))
 
 
@@ -753,8 +753,9 @@ def decision_from_verdict(match, verdict) -> Decision:
 #
 # Every source writes a result the same way: a new ResultVersion under the match's row lock.
 # ``_save_version`` checks the version the save was based on, applies precedence, and, when the
-# new version comes into force, ``_project`` rewrites MatchResult/DealResult and the match row
-# (the projection standings read). Nothing else writes those tables.
+# new version comes into force, ``_project`` rewrites MatchResult and the match row (the
+# projection standings read). Nothing else writes those tables. The deals are kept once, in the
+# version's sheet: :func:`deals_in_force` reads them.
 
 UNCHECKED = object()
 """``based_on`` of a caller that does not edit a version it has shown (forfeits, imports, the
@@ -803,18 +804,43 @@ def decision_of(sheet: dict) -> Decision:
         margin=result["margin"],
         outcome=sheet["outcome"],
         offender_side=sheet.get("offender"),
-        deals=[
-            Deal(
-                number=raw.get("number", index),
-                points=tuple(raw["points"]),
-                breakdown=(raw["breakdown"][0], raw["breakdown"][1]),
-                is_tiebreak=raw.get("tiebreak", False),
-                is_penalty=raw.get("penalty", False),
-                last_capture=raw.get("last_capture"),
-            )
-            for index, raw in enumerate(sheet["deals"])
-        ],
+        deals=deals_of(sheet),
     )
+
+
+def deals_of(sheet: dict | None) -> list[Deal]:
+    """The deals a version's sheet records, in order (none for a deletion or a bye)."""
+    if not sheet:
+        return []
+    return [
+        Deal(
+            number=raw.get("number", index),
+            points=(raw["points"][0], raw["points"][1]),
+            breakdown=(raw["breakdown"][0], raw["breakdown"][1]),
+            is_tiebreak=raw.get("tiebreak", False),
+            is_penalty=raw.get("penalty", False),
+            last_capture=raw.get("last_capture"),
+        )
+        for index, raw in enumerate(sheet["deals"])
+    ]
+
+
+def deals_of_match(match) -> list[Deal]:
+    """The deals of ``match``'s result in force (none without one); one query."""
+    return deals_in_force([match.pk]).get(match.pk, [])
+
+
+def deals_in_force(match_ids) -> dict[int, list[Deal]]:
+    """The deals of each match's result in force, by match id (a match without one is left
+    out), in one query: its version's sheet is the one place they are kept."""
+    return {
+        match_id: deals_of(sheet)
+        for match_id, sheet in ResultVersion.objects.filter(
+            match__in=match_ids, status=ResultVersion.Status.IN_FORCE, sheet__isnull=False
+        )
+        .order_by()
+        .values_list("match_id", "sheet")
+    }
 
 
 def same_result(a: dict | None, b: dict | None) -> bool:
@@ -895,15 +921,14 @@ def _unadvance(match):
 
 
 def _project(match, decision: Decision | None) -> list[ScoreRow] | list[MatchResult]:
-    """Rewrite the projection (MatchResult, DealResult, the match row, later knock-out slots)
-    from the decision of the version in force; ``None`` clears it. In a :class:`ResultBatch`
+    """Rewrite the projection (MatchResult, the match row, later knock-out slots) from the
+    decision of the version in force; ``None`` clears it. In a :class:`ResultBatch`
     the new rows wait for its flush."""
     batch = _batch.get()
     if batch is not None and batch.pending(match):
         raise RuntimeError(f"match {match.pk}: flush the batch before writing it again")
     if match.status != Match.Status.SCHEDULED or batch is None:
         # a scheduled match has no projection to clear (it is cleared when it goes back)
-        DealResult.objects.filter(match=match).delete()
         MatchResult.objects.filter(match=match).delete()
     if decision is None:
         _unadvance(match)
@@ -911,7 +936,8 @@ def _project(match, decision: Decision | None) -> list[ScoreRow] | list[MatchRes
         match.offender = None
         match.outcome = ""
         match.status = Match.Status.SCHEDULED
-        match.save(update_fields=["winner", "offender", "outcome", "status", "updated_at"])
+        match.has_tiebreak = False
+        match.save(update_fields=PROJECTED_MATCH_FIELDS)
         return []
     if decision.outcome == Outcome.BYE:
         return _project_bye(match)
@@ -926,19 +952,6 @@ def _project(match, decision: Decision | None) -> list[ScoreRow] | list[MatchRes
     if winner_side is not None:
         winner_id, loser_id = lines[winner_side], lines[1 - winner_side]
         _advance(match, winner_id, loser_id)
-    deal_rows = [
-        (
-            match.pk,
-            deal.number,
-            lines[side],
-            deal.points[side],
-            deal.breakdown[side],
-            deal.is_tiebreak,
-            deal.is_penalty,
-        )
-        for deal in decision.deals
-        for side in (0, 1)
-    ]
     results = []
     for side in (0, 1):
         won = not draw and side == winner_side
@@ -953,17 +966,17 @@ def _project(match, decision: Decision | None) -> list[ScoreRow] | list[MatchRes
     match.outcome = decision.outcome
     match.offender_id = None if decision.offender_side is None else lines[decision.offender_side]
     match.status = Match.Status.DONE
+    match.has_tiebreak = any(deal.is_tiebreak for deal in decision.deals)
     if batch is not None:
-        batch.defer(match, deal_rows, results)
+        batch.defer(match, results)
         return results
-    rows.insert_many(DealResult, DEAL_COLUMNS, deal_rows)
     rows.insert_many(MatchResult, SCORE_COLUMNS, results)
-    match.save(update_fields=["winner", "outcome", "offender", "status", "updated_at"])
+    match.save(update_fields=PROJECTED_MATCH_FIELDS)
     return results
 
 
-# The columns of a projection's rows, as ``_project`` gathers them.
-DEAL_COLUMNS = ("match_id", "number", "line_id", "points", "breakdown", "is_tiebreak", "is_penalty")
+# The match row's fields a projection writes (``updated_at`` for the rating workers' scan).
+PROJECTED_MATCH_FIELDS = ["winner", "outcome", "offender", "status", "has_tiebreak", "updated_at"]
 
 
 class ScoreRow(NamedTuple):
@@ -1005,7 +1018,8 @@ def _project_bye(match) -> list[MatchResult]:
     match.outcome = Outcome.BYE
     match.offender_id = None
     match.status = Match.Status.DONE
-    match.save(update_fields=["winner", "outcome", "offender", "status", "updated_at"])
+    match.has_tiebreak = False
+    match.save(update_fields=PROJECTED_MATCH_FIELDS)
     return [result]
 
 

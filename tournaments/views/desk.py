@@ -21,7 +21,6 @@ from tournaments import access
 from tournaments.access import Action
 from tournaments.exceptions import ResultError, StaleResult, TournamentError
 from tournaments.models import (
-    DealResult,
     EndRule,
     Match,
     Outcome,
@@ -370,36 +369,38 @@ def _blank_row(number, categories):
     }
 
 
-def _rows_from_db(match, categories, n_rows):
+def _rows_from_db(match, deals, categories, n_rows):
+    """The form's rows for the deals of the result in force (``deals``, from
+    :func:`results.deals_in_force`), then blank ones up to ``n_rows``."""
     rows = [_blank_row(i, categories) for i in range(n_rows)]
-    for deal in DealResult.objects.filter(match=match).order_by("number"):
+    for deal in deals:
         if deal.number >= len(rows):
             continue
-        side = "home" if deal.line_id == match.home_id else "away"
         row = rows[deal.number]
-        row[side] = {
-            "points": deal.points,
-            "cells": [(c, (deal.breakdown or {}).get(c, "")) for c in categories],
-        }
-        row["tiebreak"] = row["tiebreak"] or deal.is_tiebreak
-        row["penalty"] = row["penalty"] or deal.is_penalty
-        if deal.is_tiebreak:
-            row.setdefault("_points", {})[side] = deal.points
-    _restore_last_capture(match, rows)
+        for side, name in enumerate(("home", "away")):
+            row[name] = {
+                "points": deal.points[side],
+                "cells": [(c, deal.breakdown[side].get(c, "")) for c in categories],
+            }
+        row["tiebreak"] = deal.is_tiebreak
+        row["penalty"] = deal.is_penalty
+        if deal.last_capture is not None:
+            row["last_capture"] = str(deal.last_capture)
+    _restore_last_capture(match, [d for d in deals if d.number < len(rows)], rows)
     return rows
 
 
-def _restore_last_capture(match, rows):
-    """A level last tie-break deal was decided by the last capture, which is not stored: the
-    line that made it lost, so the form shows it again and a correction can be saved as is."""
-    tiebreaks = [row for row in rows if row["tiebreak"]]
-    for row in rows:
-        points = row.pop("_points", None)
-        if row is not (tiebreaks[-1] if tiebreaks else None) or not points:
-            continue
-        level = points.get("home") == points.get("away")
-        if level and match.winner_id and match.winner_id in (match.home_id, match.away_id):
-            row["last_capture"] = "1" if match.winner_id == match.home_id else "0"
+def _restore_last_capture(match, deals, rows):
+    """A version made before the sheet kept the last capture: a level last tie-break deal was
+    decided by it, and the line that made it lost, so the form shows it again and a correction
+    can be saved as is."""
+    tiebreaks = [deal for deal in deals if deal.is_tiebreak]
+    if not tiebreaks or tiebreaks[-1].last_capture is not None:
+        return
+    last = tiebreaks[-1]
+    level = last.points[0] == last.points[1]
+    if level and match.winner_id and match.winner_id in (match.home_id, match.away_id):
+        rows[last.number]["last_capture"] = "1" if match.winner_id == match.home_id else "0"
 
 
 def _rows_from_post(data, categories, n_rows):
@@ -677,10 +678,10 @@ def enter_result(request, slug, match_id):
                 messages.info(request, _("Nothing changed: this result is already in force."))
             return redirect("desk:match", slug=tournament.slug, match_id=match.pk)
     else:
-        existing = DealResult.objects.filter(match=match).values("number").distinct().count()
-        n_rows = max(existing + 1, _default_rows(tournament, categories, knockout))
+        deals = results.deals_of_match(match)
+        n_rows = max(len(deals) + 1, _default_rows(tournament, categories, knockout))
         n_rows = min(_positive_int(request.GET.get("rows"), default=n_rows), MAX_ROWS)
-        rows = _rows_from_db(match, categories, n_rows)
+        rows = _rows_from_db(match, deals, categories, n_rows)
         outcome = match.outcome or Outcome.COMPLETED
         offender_side = (
             "home"

@@ -1,14 +1,14 @@
 """Read-only queries behind the public pages and the desk, each a fixed number of queries.
 
 Views call these and only render; nothing here writes. Results are plain objects or model
-instances with a few attributes attached (``home_result``, ``away_result``, ``has_tiebreak``).
+instances with a few attributes attached (``home_result``, ``away_result``).
 """
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
 from django.http import Http404
 from django.utils.translation import gettext as _
 
@@ -21,7 +21,6 @@ from tournaments.access import (
 )
 from tournaments.models import (
     ChangeLog,
-    DealResult,
     Group,
     LineMember,
     Match,
@@ -33,6 +32,7 @@ from tournaments.models import (
     Variant,
     engine_lang,
 )
+from tournaments.services.results import deals_of_match
 
 logger = logging.getLogger(__name__)
 
@@ -87,11 +87,9 @@ def stages_with_groups(tournament):
 def _matches(queryset):
     """Matches with lines, round and results loaded, ready to show (two queries)."""
     rows = list(
-        queryset.select_related("home", "away", "winner", "offender", "round", "group")
-        .annotate(
-            has_tiebreak=Exists(DealResult.objects.filter(match=OuterRef("pk"), is_tiebreak=True))
-        )
-        .prefetch_related(Prefetch("results", queryset=MatchResult.objects.order_by("id")))
+        queryset.select_related(
+            "home", "away", "winner", "offender", "round", "group"
+        ).prefetch_related(Prefetch("results", queryset=MatchResult.objects.order_by("id")))
     )
     for match in rows:
         by_line = {r.line_id: r for r in match.results.all()}
@@ -280,19 +278,26 @@ def knockout_matches(stage):
 # --- match page -------------------------------------------------------------------------------
 
 
-def match_deals(match):
-    """Deal rows: ``[{"number", "home", "away", "is_tiebreak", "is_penalty"}]``, one query."""
-    deals: dict[int, dict[str, Any]] = {}
-    for deal in DealResult.objects.filter(match=match).order_by("number", "id"):
-        row = deals.setdefault(
-            deal.number,
-            {"number": deal.number, "home": None, "away": None, "is_tiebreak": False},
-        )
-        side = "home" if deal.line_id == match.home_id else "away"
-        row[side] = deal
-        row["is_tiebreak"] = row["is_tiebreak"] or deal.is_tiebreak
-        row["is_penalty"] = row.get("is_penalty", False) or deal.is_penalty
-    return [deals[k] for k in sorted(deals)]
+class DealSide(NamedTuple):
+    """One line's part of a deal, as the match page shows it."""
+
+    points: int
+    breakdown: dict[str, int]
+
+
+def match_deals(match) -> list[dict[str, Any]]:
+    """The deals of the result in force: ``[{"number", "home", "away", "is_tiebreak",
+    "is_penalty"}]`` with a :class:`DealSide` per line; one query."""
+    return [
+        {
+            "number": deal.number,
+            "home": DealSide(deal.points[0], deal.breakdown[0]),
+            "away": DealSide(deal.points[1], deal.breakdown[1]),
+            "is_tiebreak": deal.is_tiebreak,
+            "is_penalty": deal.is_penalty,
+        }
+        for deal in deals_of_match(match)
+    ]
 
 
 def scoring_categories(tournament):
