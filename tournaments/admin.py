@@ -903,8 +903,7 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
     def _initial_deals(self, match, categories):
         known = {key for key, _label in categories}
         rows = []
-        deals = results.deals_of_match(match)
-        for deal in deals:
+        for deal in results.deals_of_match(match):
             row = {"tiebreak": deal.is_tiebreak, "penalty": deal.is_penalty}
             for side, name in enumerate(("home", "away")):
                 row[f"{name}_points"] = deal.points[side]
@@ -916,15 +915,6 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
             if deal.last_capture is not None:
                 row["last_capture"] = ("home", "away")[deal.last_capture]
             rows.append(row)
-        tiebreaks = [(deal, row) for deal, row in zip(deals, rows, strict=True) if deal.is_tiebreak]
-        # A version made before the sheet kept the last capture: the last capture of a level
-        # last tie-break deal was made by the line that lost.
-        if tiebreaks and tiebreaks[-1][0].last_capture is None:
-            last = tiebreaks[-1][1]
-            if match.winner_id in (match.home_id, match.away_id) and (
-                last["home_points"] == last["away_points"]
-            ):
-                last["last_capture"] = "away" if match.winner_id == match.home_id else "home"
         return rows
 
     def enter_result_view(self, request, pk):

@@ -320,9 +320,11 @@ def test_time_limited_match_ended_by_time_on_the_desk(client, db):
     assert 'name="time_expired" value="1" checked' in client.get(url).content.decode()
 
 
-def test_a_knockout_decided_by_the_last_capture_can_be_corrected_as_shown(client, db):
-    """The last capture of a level third tie-break deal is not stored: the form shows it again
-    (the loser made it), so re-saving the shown result is accepted, not refused."""
+@pytest.mark.parametrize("kept", [True, False], ids=["kept", "version-without-it"])
+def test_a_knockout_decided_by_the_last_capture_can_be_corrected_as_shown(client, db, kept):
+    """The last capture of a level third tie-break deal decides the match: the form shows it
+    again (as the version kept it or, for a version made before sheets kept it, from the loser,
+    who made it), so re-saving the shown result is accepted, not refused."""
     from tests.tournaments.conftest import KO, make_tournament
     from tests.tournaments.helpers import deal, deals
     from tournaments.services import results, schedule
@@ -336,6 +338,11 @@ def test_a_knockout_decided_by_the_last_capture_can_be_corrected_as_shown(client
     results.enter_result(match, [*deals((2, 2), (1, 1), (3, 3)), *level])
     match.refresh_from_db()
     assert match.winner_id == match.away_id
+    if not kept:
+        version = results.in_force(match)
+        for stored in version.sheet["deals"]:
+            stored.pop("last_capture", None)
+        version.save(update_fields=["sheet"])
     user = User.objects.create_user("eliminazione", password="x-pass-12345")
     tournament.organizers.add(user)
     client.force_login(user)
@@ -348,6 +355,8 @@ def test_a_knockout_decided_by_the_last_capture_can_be_corrected_as_shown(client
         if i >= 3:
             data[f"d{i}-tiebreak"] = "on"
     data["d5-last_capture"] = "0"
+    if not kept:  # the sheet gains the last capture: a correction, which says why
+        data["reason"] = "ultima presa annotata"
     assert client.post(url, data).status_code == 302
     match.refresh_from_db()
     assert match.winner_id == match.away_id

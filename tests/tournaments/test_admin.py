@@ -290,3 +290,7 @@ def test_admin_result_form_shows_the_last_capture_of_a_level_third_tiebreak(clie
     response = client.get(reverse("admin:tournaments_enter_result", args=[match.pk]))
     formset = response.context["formset"]
     assert [form.initial.get("last_capture") for form in formset.forms][-1] == "away"
+    # the match's own page lists the deals of the result in force, read from its version
+    page = client.get(reverse("admin:tournaments_match_change", args=[match.pk])).content.decode()
+    assert "1. 2 – 2<br>2. 1 – 1<br>3. 3 – 3<br>4. 1 – 1 (" in page
+    assert "6. 1 – 1 (" in page

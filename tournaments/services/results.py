@@ -54,8 +54,10 @@ MAX_DEALS = 60
 MAX_DEAL_POINTS = 99
 """No deal scores more (a few dozen scope at most): larger figures are typing errors, and would
 overflow the stored points."""
-# What a deal's number can be (the stored column's range): only an import gives numbers itself.
-MAX_DEAL_NUMBER = 32767  # 0-based, a small integer for the readers of the export (docs/export.md)
+# What a deal's number can be: only an import gives numbers itself, and it refuses what the
+# deal rows kept before migration 0013 could not hold (a small integer), so a file is judged the
+# same either side of it.
+MAX_DEAL_NUMBER = 32767
 _CATEGORY = re.compile(r"^[a-z][a-z0-9_]{0,29}$")
 PLAYED_OUTCOMES = {Outcome.COMPLETED, Outcome.TIMEOUT, Outcome.ABANDON}
 OFFENCE_OUTCOMES = {Outcome.TIMEOUT, Outcome.ABANDON, Outcome.FORFEIT}
@@ -826,8 +828,22 @@ def deals_of(sheet: dict | None) -> list[Deal]:
 
 
 def deals_of_match(match) -> list[Deal]:
-    """The deals of ``match``'s result in force (none without one); one query."""
-    return deals_in_force([match.pk]).get(match.pk, [])
+    """The deals of ``match``'s result in force (none without one), as a form shows them again:
+    a version made before the sheet kept the last capture gets it back where the rules tell it
+    (a level last tie-break deal: the line that made it lost). One query."""
+    deals = deals_in_force([match.pk]).get(match.pk, [])
+    tiebreaks = [deal for deal in deals if deal.is_tiebreak]
+    last = tiebreaks[-1] if tiebreaks else None
+    lines = (match.home_id, match.away_id)
+    if (
+        last is not None
+        and last.last_capture is None
+        and last.points[0] == last.points[1]
+        and match.winner_id is not None
+        and match.winner_id in lines
+    ):
+        last.last_capture = 1 - lines.index(match.winner_id)
+    return deals
 
 
 def deals_in_force(match_ids) -> dict[int, list[Deal]]:

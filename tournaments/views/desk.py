@@ -369,9 +369,9 @@ def _blank_row(number, categories):
     }
 
 
-def _rows_from_db(match, deals, categories, n_rows):
+def _rows_from_db(deals, categories, n_rows):
     """The form's rows for the deals of the result in force (``deals``, from
-    :func:`results.deals_in_force`), then blank ones up to ``n_rows``."""
+    :func:`results.deals_of_match`), then blank ones up to ``n_rows``."""
     rows = [_blank_row(i, categories) for i in range(n_rows)]
     for deal in deals:
         if deal.number >= len(rows):
@@ -386,21 +386,7 @@ def _rows_from_db(match, deals, categories, n_rows):
         row["penalty"] = deal.is_penalty
         if deal.last_capture is not None:
             row["last_capture"] = str(deal.last_capture)
-    _restore_last_capture(match, [d for d in deals if d.number < len(rows)], rows)
     return rows
-
-
-def _restore_last_capture(match, deals, rows):
-    """A version made before the sheet kept the last capture: a level last tie-break deal was
-    decided by it, and the line that made it lost, so the form shows it again and a correction
-    can be saved as is."""
-    tiebreaks = [deal for deal in deals if deal.is_tiebreak]
-    if not tiebreaks or tiebreaks[-1].last_capture is not None:
-        return
-    last = tiebreaks[-1]
-    level = last.points[0] == last.points[1]
-    if level and match.winner_id and match.winner_id in (match.home_id, match.away_id):
-        rows[last.number]["last_capture"] = "1" if match.winner_id == match.home_id else "0"
 
 
 def _rows_from_post(data, categories, n_rows):
@@ -681,7 +667,7 @@ def enter_result(request, slug, match_id):
         deals = results.deals_of_match(match)
         n_rows = max(len(deals) + 1, _default_rows(tournament, categories, knockout))
         n_rows = min(_positive_int(request.GET.get("rows"), default=n_rows), MAX_ROWS)
-        rows = _rows_from_db(match, deals, categories, n_rows)
+        rows = _rows_from_db(deals, categories, n_rows)
         outcome = match.outcome or Outcome.COMPLETED
         offender_side = (
             "home"
