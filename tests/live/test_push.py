@@ -192,3 +192,36 @@ def test_the_redis_layer_outwaits_its_own_blocking_pop(settings):
     assert pool.connection_kwargs["socket_timeout"] > RedisChannelLayer.brpop_timeout
     # and its pool (100 connections in redis-py 8) outlasts a room of sockets closing at once
     assert pool.max_connections >= 1000
+
+
+def test_results_announced_from_a_worker_share_one_redis_connection(channel_layer):
+    """A Celery worker (synchronous code) announces each result: ``async_to_sync`` made an
+    event loop, and channels_redis a Redis connection, for every one of them. They now go
+    through one loop of the process's own, which keeps its connection."""
+    if channel_layer != "channels_redis.core.RedisChannelLayer":
+        pytest.skip("needs the Redis channel layer")
+    import redis
+    from channels.layers import get_channel_layer
+
+    from live.groups import announce, group_name
+    from tests.conftest import _redis_url
+
+    layer = get_channel_layer()
+
+    async def listen():
+        channel = await layer.new_channel()
+        await layer.group_add(group_name(77), channel)
+        return channel
+
+    channel = async_to_sync(listen)()
+    server = redis.Redis.from_url(_redis_url())
+    announce(77, "result")  # the process's loop and its connection, once
+    before = server.info("stats")["total_connections_received"]
+    for _ in range(20):
+        announce(77, "result")
+    assert server.info("stats")["total_connections_received"] - before <= 1
+
+    async def heard():
+        return [await asyncio.wait_for(layer.receive(channel), 1) for _ in range(21)]
+
+    assert {message["what"] for message in async_to_sync(heard)()} == {"result"}
