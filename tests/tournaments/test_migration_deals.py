@@ -1,5 +1,6 @@
 """Migration 0013 takes away the deal rows that repeated the version in force: back, it rebuilds
-them from the sheets; forward again, the match rows remember the tie-breaks and nothing is lost."""
+them from the sheets; forward again, the match rows remember the tie-breaks and nothing is lost,
+and a row no sheet stands for stops it."""
 
 import pytest
 from django.db import connection
@@ -43,6 +44,15 @@ def test_the_deal_rows_come_back_from_the_sheets_and_go_again():
             side = (match.home_id, match.away_id).index(row.line_id)
             by_number.setdefault(row.number, [None, None, row.is_tiebreak])[side] = row.points
         assert by_number == {d.number: [d.points[0], d.points[1], d.is_tiebreak] for d in expected}
+
+    # a row no sheet in force stands for (written by hand): the migration stops, losing nothing
+    stray = rows.create(
+        match_id=deleted.pk, number=0, line_id=deleted.home_id, points=11, breakdown={}
+    )
+    with pytest.raises(RuntimeError, match=str(deleted.pk)):
+        _migrate(AFTER)
+    assert rows.filter(pk=stray.pk).exists()
+    stray.delete()
 
     _migrate(AFTER)
     assert set(Match.objects.filter(has_tiebreak=True).values_list("pk", flat=True)) == {decided.pk}
