@@ -183,6 +183,25 @@ def test_valid_result_is_saved_logged_and_shown(client, organizer, match):
     assert away.points == 4
 
 
+def test_a_records_deals_show_in_order_although_its_void_deals_left_gaps(client, organizer, match):
+    """A record's deals keep their numbers in the record, which skip its void deals: the form
+    showed a deal in the row of its number, and a last deal past the rows was left out."""
+    from tests.tournaments.helpers import deals
+    from tournaments.services import results
+
+    results.enter_result(match, deals((5, 2), (3, 4), (4, 1)))
+    version = results.in_force(match)
+    for stored, number in zip(version.sheet["deals"], (0, 2, 4), strict=True):
+        stored["number"] = number
+    version.save(update_fields=["sheet"])
+    client.force_login(organizer)
+    html = client.get(reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk]))
+    html = html.content.decode()
+    for row, (home, away) in enumerate([(5, 2), (3, 4), (4, 1)]):
+        assert f'name="d{row}-home-scope" value="{home}"' in html
+        assert f'name="d{row}-away-scope" value="{away}"' in html
+
+
 def test_timeout_entered_on_the_desk(client, organizer, match):
     client.force_login(organizer)
     url = reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk])

@@ -371,12 +371,10 @@ def _blank_row(number, categories):
 
 def _rows_from_db(deals, categories, n_rows):
     """The form's rows for the deals of the result in force (``deals``, from
-    :func:`results.deals_of_match`), then blank ones up to ``n_rows``."""
+    :func:`results.deals_of_match`), in order, then blank ones up to ``n_rows``. By position,
+    not by number: a record's numbers skip its void deals, and the form numbers its rows."""
     rows = [_blank_row(i, categories) for i in range(n_rows)]
-    for deal in deals:
-        if deal.number >= len(rows):
-            continue
-        row = rows[deal.number]
+    for row, deal in zip(rows, deals, strict=False):
         for side, name in enumerate(("home", "away")):
             row[name] = {
                 "points": deal.points[side],
