@@ -23,25 +23,54 @@ class _SendingLoop:
     """An event loop of this process's own, in a thread of its own, that sends to the channel
     layer for synchronous code (views, Celery workers). ``async_to_sync`` there makes a new loop
     for every call, and channels_redis a new connection pool for every loop: each result
-    announced cost a Redis connection and a loop. A forked process (a Celery pool process)
-    starts its own loop on its first send."""
+    announced cost a Redis connection and a loop. A forked child (a Celery pool process) starts
+    its own loop on its first send."""
 
     def __init__(self) -> None:
+        self._forget()
+        os.register_at_fork(after_in_child=self._forget)
+        self._pending: set[asyncio.Task] = set()
+
+    def _forget(self) -> None:
+        # in a forked child the parent's thread is gone, and its lock may be held for ever
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._pid: int | None = None
+        self._thread: threading.Thread | None = None
 
-    def run(self, coroutine, timeout: float):
-        return asyncio.run_coroutine_threadsafe(coroutine, self._running()).result(timeout)
+    def run(self, send, timeout: float) -> None:
+        """Run the coroutine ``send()`` makes; wait for it up to ``timeout`` seconds (cancelled
+        then). Called from a coroutine's thread (an async view), it becomes a task of that
+        loop instead, which must not wait for it."""
+        try:
+            current = asyncio.get_running_loop()
+        except RuntimeError:
+            current = None
+        if current is not None:
+            task = current.create_task(send())
+            self._pending.add(task)
+            task.add_done_callback(self._sent)
+            return
+        future = asyncio.run_coroutine_threadsafe(send(), self._running())
+        try:
+            future.result(timeout)
+        except TimeoutError:
+            future.cancel()
+            raise
+
+    def _sent(self, task: asyncio.Task) -> None:
+        self._pending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("live: could not announce", exc_info=task.exception())
 
     def _running(self) -> asyncio.AbstractEventLoop:
         with self._lock:
-            if self._loop is None or self._pid != os.getpid():
+            if self._loop is None or self._thread is None or not self._thread.is_alive():
                 loop = asyncio.new_event_loop()
-                threading.Thread(
+                thread = threading.Thread(
                     target=loop.run_forever, name="live-sending-loop", daemon=True
-                ).start()
-                self._loop, self._pid = loop, os.getpid()
+                )
+                thread.start()
+                self._loop, self._thread = loop, thread
             return self._loop
 
 
@@ -70,6 +99,6 @@ def announce(tournament_id: int, what: str, *, desk_only: bool = False) -> None:
             if layer.groups.get(group):
                 async_to_sync(layer.group_send)(group, message)
         else:
-            _sending_loop.run(layer.group_send(group, message), SEND_TIMEOUT_S)
+            _sending_loop.run(lambda: layer.group_send(group, message), SEND_TIMEOUT_S)
     except Exception:  # the push is a convenience: polling still refreshes the pages
         logger.exception("live: could not announce %s for tournament %s", what, tournament_id)

@@ -5,6 +5,7 @@ otherwise); the sockets follow the access policy (public pages, the desk)."""
 import asyncio
 import functools
 import json
+import threading
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -225,3 +226,60 @@ def test_results_announced_from_a_worker_share_one_redis_connection(channel_laye
         return [await asyncio.wait_for(layer.receive(channel), 1) for _ in range(21)]
 
     assert {message["what"] for message in async_to_sync(heard)()} == {"result"}
+
+
+class _StuckLayer:
+    """A channel layer whose sends never end (a Redis that stopped answering)."""
+
+    extensions = ["groups"]
+    cancelled = threading.Event()
+
+    def __init__(self, **kwargs):
+        pass
+
+    async def group_send(self, group, message):
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            _StuckLayer.cancelled.set()
+            raise
+
+
+def test_an_announcement_that_does_not_go_through_gives_up_and_is_cancelled(
+    settings, monkeypatch, caplog
+):
+    """The caller (a worker's task, a view's thread) waits at most SEND_TIMEOUT_S, and the
+    send is cancelled then rather than left running on the process's loop."""
+    from channels.layers import channel_layers
+
+    from live import groups
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": f"{__name__}._StuckLayer"}}
+    channel_layers.backends.clear()
+    monkeypatch.setattr(groups, "SEND_TIMEOUT_S", 0.2)
+    try:
+        groups.announce(5, "result")  # never raises
+        assert _StuckLayer.cancelled.wait(2)
+        assert "could not announce" in caplog.text
+    finally:
+        channel_layers.backends.clear()
+
+
+def test_an_announcement_from_a_coroutine_is_sent_by_its_own_loop(channel_layer):
+    """Called where a loop runs (an async view), the send becomes a task of that loop: waiting
+    for another loop there would hold the server's loop."""
+    if channel_layer != "channels_redis.core.RedisChannelLayer":
+        pytest.skip("needs the Redis channel layer")
+    from channels.layers import get_channel_layer
+
+    from live.groups import announce, group_name
+
+    layer = get_channel_layer()
+
+    async def scenario():
+        channel = await layer.new_channel()
+        await layer.group_add(group_name(78), channel)
+        announce(78, "stage")
+        return await asyncio.wait_for(layer.receive(channel), 1)
+
+    assert async_to_sync(scenario)()["what"] == "stage"
