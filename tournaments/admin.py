@@ -862,12 +862,19 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
             "{}. {} – {}{}",
             (
                 (
-                    deal.number + 1,
+                    position,
                     deal.points[0],
                     deal.points[1],
-                    f" ({_('tie-break')})" if deal.is_tiebreak else "",
+                    "".join(
+                        f" ({label})"
+                        for label, shown in (
+                            (_("tie-break"), deal.is_tiebreak),
+                            (_("penalty"), deal.is_penalty),
+                        )
+                        if shown
+                    ),
                 )
-                for deal in deals
+                for position, deal in enumerate(deals, start=1)
             ),
         )
 

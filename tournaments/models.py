@@ -727,7 +727,7 @@ class Match(models.Model):
     has_tiebreak = models.BooleanField(
         _("decided by tie-break deals"),
         default=False,
-        help_text=_("Set with the result in force, whose version keeps the deals."),
+        help_text=_("Updated with each result: whether tie-break deals decided the match."),
     )
     # Knock-out wiring: the winner (or, for a semi-final, the loser) moves on.
     bracket_position = models.PositiveSmallIntegerField(

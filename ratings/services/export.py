@@ -406,7 +406,8 @@ def stamp(tournament: Tournament) -> tuple[str, dt.datetime]:
     res = MatchResult.objects.filter(match__round__stage__tournament=tournament).aggregate(
         n=Count("id"), id=Max("id")
     )
-    # a new version in force is a new row: its id moves with any change of the deals
+    # the versions in force keep the deals; a change of them also rewrites the score rows and
+    # the match row above (an older version accepted again comes with both), so the stamp moves
     deal = ResultVersion.objects.filter(
         match__round__stage__tournament=tournament, status=ResultVersion.Status.IN_FORCE
     ).aggregate(n=Count("id"), id=Max("id"))

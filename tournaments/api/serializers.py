@@ -284,7 +284,7 @@ class RoundSerializer(serializers.ModelSerializer):
         read_only_fields = ["needs_review"]
 
 
-class DealLineSerializer(serializers.Serializer):
+class DealResultSerializer(serializers.Serializer):
     """One line's part of one deal of the result in force (home first, then away)."""
 
     number = serializers.IntegerField(help_text=_("0-based, as in records."))
@@ -338,7 +338,7 @@ class MatchSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
 
-    @extend_schema_field(DealLineSerializer(many=True))
+    @extend_schema_field(DealResultSerializer(many=True))
     def get_deals(self, match):
         """The deals of the version in force: prefetched by the view as ``versions_in_force``,
         or read here."""
