@@ -907,10 +907,12 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
             *super().get_urls(),
         ]
 
-    def _initial_deals(self, match, categories):
+    def _initial_deals(self, match, current, categories):
+        """The formset's rows for the deals of ``current``, the version in force the form is
+        based on."""
         known = {key for key, _label in categories}
         rows = []
-        for deal in results.deals_of_match(match):
+        for deal in results.deals_of_version(match, current):
             row = {"tiebreak": deal.is_tiebreak, "penalty": deal.is_penalty}
             for side, name in enumerate(("home", "away")):
                 row[f"{name}_points"] = deal.points[side]
@@ -958,7 +960,8 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
                     messages.success(request, _("Result stored for %(match)s.") % {"match": match})
                     return HttpResponseRedirect(reverse("admin:tournaments_match_changelist"))
         else:
-            initial_deals = self._initial_deals(match, categories)
+            current = results.in_force(match)
+            initial_deals = self._initial_deals(match, current, categories)
             default_deals = tournament.end_value if tournament.end_rule == "deals" else 3
             formset = DealFormSet(
                 prefix="deals",
@@ -968,7 +971,6 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
             offender = ""
             if match.offender_id:
                 offender = "home" if match.offender_id == match.home_id else "away"
-            current = results.in_force(match)
             form = ResultForm(
                 initial={
                     "outcome": match.outcome or Outcome.COMPLETED,

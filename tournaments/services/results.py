@@ -828,10 +828,20 @@ def deals_of(sheet: dict | None) -> list[Deal]:
 
 
 def deals_of_match(match) -> list[Deal]:
-    """The deals of ``match``'s result in force (none without one), as a form shows them again:
-    a version made before the sheet kept the last capture gets it back where the rules tell it
-    (a level last tie-break deal: the line that made it lost). One query."""
-    deals = deals_in_force([match.pk]).get(match.pk, [])
+    """The deals of ``match``'s result in force (none without one), as
+    :func:`deals_of_version` gives them; one query."""
+    return _last_capture_restored(match, deals_in_force([match.pk]).get(match.pk, []))
+
+
+def deals_of_version(match, version: ResultVersion | None) -> list[Deal]:
+    """The deals of ``version``, the version in force a form was given (none for ``None`` or a
+    deletion), as the form shows them again: a version made before the sheet kept the last
+    capture gets it back where the rules tell it (a level last tie-break deal: the line that
+    made it lost, and ``match`` says who won)."""
+    return _last_capture_restored(match, deals_of(version.sheet if version is not None else None))
+
+
+def _last_capture_restored(match, deals: list[Deal]) -> list[Deal]:
     tiebreaks = [deal for deal in deals if deal.is_tiebreak]
     last = tiebreaks[-1] if tiebreaks else None
     lines = (match.home_id, match.away_id)

@@ -371,7 +371,7 @@ def _blank_row(number, categories):
 
 def _rows_from_db(deals, categories, n_rows):
     """The form's rows for the deals of the result in force (``deals``, from
-    :func:`results.deals_of_match`), in order, then blank ones up to ``n_rows``. By position,
+    :func:`results.deals_of_version`), in order, then blank ones up to ``n_rows``. By position,
     not by number: a record's numbers skip its void deals, and the form numbers its rows."""
     rows = [_blank_row(i, categories) for i in range(n_rows)]
     for row, deal in zip(rows, deals, strict=False):
@@ -662,7 +662,7 @@ def enter_result(request, slug, match_id):
                 messages.info(request, _("Nothing changed: this result is already in force."))
             return redirect("desk:match", slug=tournament.slug, match_id=match.pk)
     else:
-        deals = results.deals_of_match(match)
+        deals = results.deals_of_version(match, current)
         n_rows = max(len(deals) + 1, _default_rows(tournament, categories, knockout))
         n_rows = min(_positive_int(request.GET.get("rows"), default=n_rows), MAX_ROWS)
         rows = _rows_from_db(deals, categories, n_rows)
