@@ -195,26 +195,36 @@ def test_the_redis_layer_outwaits_its_own_blocking_pop(settings):
     assert pool.max_connections >= 1000
 
 
-def test_results_announced_from_a_worker_share_one_redis_connection(channel_layer):
+@pytest.fixture
+def redis_layer(channel_layer):
+    """The Redis channel layer (the test is skipped without Redis)."""
+    if channel_layer != "channels_redis.core.RedisChannelLayer":
+        pytest.skip("needs the Redis channel layer")
+    from channels.layers import get_channel_layer
+
+    return get_channel_layer()
+
+
+async def _listening(layer, tournament_id):
+    """A new channel in the tournament's public group."""
+    from live.groups import group_name
+
+    channel = await layer.new_channel()
+    await layer.group_add(group_name(tournament_id), channel)
+    return channel
+
+
+def test_results_announced_from_a_worker_share_one_redis_connection(redis_layer):
     """A Celery worker (synchronous code) announces each result: ``async_to_sync`` made an
     event loop, and channels_redis a Redis connection, for every one of them. They now go
     through one loop of the process's own, which keeps its connection."""
-    if channel_layer != "channels_redis.core.RedisChannelLayer":
-        pytest.skip("needs the Redis channel layer")
     import redis
-    from channels.layers import get_channel_layer
 
-    from live.groups import announce, group_name
+    from live.groups import announce
     from tests.conftest import _redis_url
 
-    layer = get_channel_layer()
-
-    async def listen():
-        channel = await layer.new_channel()
-        await layer.group_add(group_name(77), channel)
-        return channel
-
-    channel = async_to_sync(listen)()
+    layer = redis_layer
+    channel = async_to_sync(_listening)(layer, 77)
     server = redis.Redis.from_url(_redis_url())
     announce(77, "result")  # the process's loop and its connection, once
     before = server.info("stats")["total_connections_received"]
@@ -265,20 +275,15 @@ def test_an_announcement_that_does_not_go_through_gives_up_and_is_cancelled(
         channel_layers.backends.clear()
 
 
-def test_an_announcement_from_a_coroutine_is_sent_by_its_own_loop(channel_layer):
+def test_an_announcement_from_a_coroutine_is_sent_by_its_own_loop(redis_layer):
     """Called where a loop runs (an async view), the send becomes a task of that loop: waiting
     for another loop there would hold the server's loop."""
-    if channel_layer != "channels_redis.core.RedisChannelLayer":
-        pytest.skip("needs the Redis channel layer")
-    from channels.layers import get_channel_layer
+    from live.groups import announce
 
-    from live.groups import announce, group_name
-
-    layer = get_channel_layer()
+    layer = redis_layer
 
     async def scenario():
-        channel = await layer.new_channel()
-        await layer.group_add(group_name(78), channel)
+        channel = await _listening(layer, 78)
         announce(78, "stage")
         return await asyncio.wait_for(layer.receive(channel), 1)
 
