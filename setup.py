@@ -3,7 +3,7 @@
 `pip install .` and `pip install -e .` compile the verifier's hot modules (`HOT_MODULES`) with
 mypyc into C extensions placed next to their .py files. The build is optional: when mypyc cannot
 translate the code, or no C compiler is found, or `SCOPA_ENGINE_COMPILE=0` is set, the install
-warns and goes on, and the engine runs the same .py files (see games/engine/native.py, which
+warns and goes on, and the engine runs the same .py files (see scopa/native.py, which
 also refuses a compiled copy older than its source).
 """
 
@@ -18,12 +18,12 @@ from setuptools import Distribution, Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-ENGINE = Path("games", "engine")
+ENGINE = Path("scopa")
 # The verifier's per-deal path: replay, deal state, legality checks, scoring, the match-end rule.
-# games/engine/native.py reads the same list from the manifest written below.
+# scopa/native.py reads the same list from the manifest written below.
 HOT_MODULES = ("verify", "state", "rules", "scoring", "match_end")
 MANIFEST = "_native.json"  # written next to the extensions: what was compiled, from which source
-GROUP = "games.engine._native"  # mypyc's shared library: games/engine/_native__mypyc.*.so
+GROUP = "scopa._native"  # mypyc's shared library: scopa/_native__mypyc.*.so
 
 
 def _source_hashes() -> dict[str, str]:
@@ -114,7 +114,7 @@ class OptionalMypycBuild(build_ext):
         self._write_manifest()
 
     def _manifest_path(self) -> Path:
-        return Path(self.get_ext_fullpath(f"games.engine.{HOT_MODULES[0]}")).parent / MANIFEST
+        return Path(self.get_ext_fullpath(f"scopa.{HOT_MODULES[0]}")).parent / MANIFEST
 
     def _write_manifest(self) -> None:
         import mypy.version

@@ -1,5 +1,5 @@
 """Match records of another origin: shuffled decks and a different play strategy, written by
-rules implemented here (not by ``games.engine.simulate``), so the verifier's speed is measured
+rules implemented here (not by ``scopa.simulate``), so the verifier's speed is measured
 on records it did not shape.
 
 Classic 2-player scopa to 11: the deck is shuffled with ``random.Random(seed)``; each play
@@ -89,7 +89,7 @@ def play_deal(rng: random.Random, dealer: int) -> dict:
 def record(seed: int, max_deals: int = 30) -> dict | None:
     """Deals until the verifier accepts the record as a finished match (only this stop uses
     the engine), or ``None``."""
-    from games.engine import verify_document
+    from scopa import verify_document
 
     rng = random.Random(seed)
     dealer = rng.randrange(2)

@@ -25,7 +25,7 @@ def engine_build() -> str:
     """Which engine runs: the compiled modules or the .py source, and why (a tree checked out
     beside this one runs its source unless its own install compiled it): the engine's figures,
     and every ratio to them, depend on it."""
-    from games.engine import native
+    from scopa import native
 
     if native.pure_reason is None:
         return "compiled (mypyc)"

@@ -8,7 +8,7 @@
     .venv/bin/python bench/verify.py --corpus FILE.jsonl --pure --cli
 
 `--pure` also times the engine's .py source (imported as a second copy of the package, see
-games/engine/native.py) in the same run, runs alternating, so the compiled and the pure-Python
+scopa/native.py) in the same run, runs alternating, so the compiled and the pure-Python
 figures share the machine's load. `--cli` times `manage.py verify_record` itself, as separate
 processes over one file per record (compiled, and with SCOPA_ENGINE_PURE=1 when `--pure`):
 whole-process CPU, and the per-record rate once the start-up (Django, imports) is taken off.
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from machine import cpu_model
 
-from games.engine import native, simulate_match, verify_document
+from scopa import native, simulate_match, verify_document
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -67,8 +67,8 @@ def compare_parsers(records: list[bytes], deals: int, repeat: int) -> None:
 
     from pydantic import BaseModel, ConfigDict, Field
 
-    from games.engine import CARD_CODES
-    from games.engine.record import _DECODER
+    from scopa import CARD_CODES
+    from scopa.record import _DECODER
 
     card_code = Literal.__getitem__(CARD_CODES)
 
@@ -141,7 +141,7 @@ def children_cpu() -> float:
 
 COMMANDS = {
     "manage.py verify_record": ["manage.py", "verify_record"],
-    "python -m games.engine.cli": ["-m", "games.engine.cli"],
+    "python -m scopa.cli": ["-m", "scopa.cli"],
 }
 
 

@@ -1,7 +1,7 @@
 """CPU per record of verification in one process: batches of records, and lone records.
 
 What a worker spends on its own work, without Celery, the broker or the rating task: the
-engine alone (``games.engine.verify_document`` on each record's JSON text);
+engine alone (``scopa.verify_document`` on each record's JSON text);
 ``games.services.verify_waiting`` over batches of ``--batch`` records waiting (the burst case);
 and ``verify_waiting`` on one record at a time with nothing else waiting (the paced case, where
 each message finds only its own record). It reports CPU per record of this process and of
@@ -15,7 +15,7 @@ It creates a throwaway ``test_<name>`` database; the broker only holds the verif
 the submissions send (nobody consumes them; the script empties nothing, so use a Redis database
 of its own and flush it after). Run it from another checkout (``cd`` there) to compare two trees
 in one session; that checkout's engine runs from its .py source unless it was installed too (or
-got this one's compiled files and ``games/engine/_native.json``), and the ``engine:`` line says
+got this one's compiled files and ``scopa/_native.json``), and the ``engine:`` line says
 which ran.
 """
 
@@ -77,7 +77,7 @@ def run(n_records, n_lone, batch):
     records = [factories.record(tournament, seed=i) for i in range(len(matches))]
     print(f"{len(matches)} matches, {n_lines} lines")
 
-    from games.engine import verify_document
+    from scopa import verify_document
 
     texts = [json.dumps(record) for record in records[:n_records]]
     started = time.process_time()

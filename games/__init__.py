@@ -1,1 +1,1 @@
-"""Matches as cards are played: the rules engine (``games.engine``) and the records it verifies."""
+"""Matches as cards are played: the rules engine (``scopa``) and the records it verifies."""

@@ -320,7 +320,7 @@ def record_body(document: dict) -> dict:
 
 
 def _engine():
-    from games import engine
+    import scopa as engine
 
     return engine
 
@@ -354,7 +354,7 @@ def parse(document: dict):
 
 def effective_options(variant: str, options: dict | None) -> dict:
     """The options that act on ``variant``, defaults filled in, for comparing two rule sets."""
-    from games.engine.record import DEFAULT_OPTIONS
+    from scopa.record import DEFAULT_OPTIONS
 
     merged = {**DEFAULT_OPTIONS.get(variant, {}), **(options or {})}
     return {

@@ -13,7 +13,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from games.engine.presets import PRESETS
+from scopa.presets import PRESETS
 from tournaments.models import DeckStyle, Entry, Stage, TieBreak
 from tournaments.services import presets as preset_service
 

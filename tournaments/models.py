@@ -16,7 +16,7 @@ from django.utils.functional import lazy
 from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from games.engine.variants import VARIANTS
+from scopa.variants import VARIANTS
 from tournaments.algorithms.standings import TIEBREAKS
 from tournaments.algorithms.vp import OUTCOME_LABELS
 from tournaments.sources import ResultSource
@@ -50,7 +50,7 @@ Variant = models.TextChoices(
     "Variant",
     [(_member(key), (key, _engine_label(v.name))) for key, v in VARIANTS.items()],
 )
-Variant.__doc__ = "The variants of ``games.engine.variants.VARIANTS``, as records name them."
+Variant.__doc__ = "The variants of ``scopa.variants.VARIANTS``, as records name them."
 
 
 class DeckStyle(models.TextChoices):
@@ -371,7 +371,7 @@ def rule_options_error(options):
     """
     import msgspec
 
-    from games.engine.record import OptionsInput
+    from scopa.record import OptionsInput
 
     if options in (None, ""):
         return None

@@ -43,7 +43,7 @@ def _rewrite_refs(node):
 def record_components() -> dict:
     """``{component name: schema}`` for the record and its parts."""
     try:
-        from games.engine.record import record_json_schema
+        from scopa.record import record_json_schema
 
         schema = record_json_schema()
     except ImportError:  # pragma: no cover - the engine is part of the project

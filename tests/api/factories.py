@@ -5,7 +5,7 @@ import itertools
 
 from django.contrib.auth import get_user_model
 
-from games.engine import simulate_match
+from scopa import simulate_match
 from tournaments.models import (
     Entry,
     Group,

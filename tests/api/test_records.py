@@ -259,7 +259,7 @@ def test_records_of_other_rules_are_refused(
         "seed": 5,
     }
     params.update(simulated)
-    from games.engine import simulate_match
+    from scopa import simulate_match
 
     doc = simulate_match(**params)
     assert_error(post(api(organizer), match, doc), 422, code, field)

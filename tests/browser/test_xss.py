@@ -58,8 +58,8 @@ def _names(prefix):
 def xss_tournament(transactional_db, live_server):
     from django.core.cache import cache
 
-    from games.engine import simulate_match, verify_document
     from games.models import Submission, content_hash
+    from scopa import simulate_match, verify_document
     from tests.pages.factories import play_stage, reopen_stage
     from tournaments.services import results, schedule
     from tournaments.services.vp import load_default_tables

@@ -3,7 +3,7 @@
 import copy
 import json
 
-from games.engine import CARD_CODES, simulate_match
+from scopa import CARD_CODES, simulate_match
 
 ALL = list(CARD_CODES)
 

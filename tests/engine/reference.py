@@ -1,5 +1,5 @@
 """A slow, independent referee written from rules.md for the audit: plain card strings, every
-capture enumerated with itertools, no code shared with `games.engine`.
+capture enumerated with itertools, no code shared with `scopa`.
 
 It covers replay, deal scoring and the end rules of completed matches (not timeouts or clocks);
 `test_audit_cases` compares it with the engine on simulated and damaged records.

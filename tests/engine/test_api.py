@@ -6,8 +6,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import games.engine as engine
-from games.engine import (
+import scopa as engine
+from scopa import (
     CARD_INDEX,
     DECK_STYLES,
     DEFAULT_OPTIONS,

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from games.engine import (
+from scopa import (
     Options,
     PlayError,
     parse_record,
@@ -20,7 +20,7 @@ from games.engine import (
     simulate_match,
     verify_document,
 )
-from games.engine.scoring import deal_units, interrupted_deal
+from scopa.scoring import deal_units, interrupted_deal
 
 from . import reference
 from .helpers import first_deal_record

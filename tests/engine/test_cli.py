@@ -134,10 +134,10 @@ def test_simulate_matches_writes_verifiable_files(tmp_path):
 
 
 def test_the_engine_command_line_answers_the_same_without_django(files):
-    """`python -m games.engine.cli` is verify_record without Django's start-up."""
+    """`python -m scopa.cli` is verify_record without Django's start-up."""
     paths = [str(files[name]) for name in ("legal", "illegal", "unreadable")]
     result = subprocess.run(
-        [sys.executable, "-m", "games.engine.cli", *paths, "--lang", "en"],
+        [sys.executable, "-m", "scopa.cli", *paths, "--lang", "en"],
         capture_output=True,
         cwd=ROOT,
         timeout=120,

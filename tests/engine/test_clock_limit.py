@@ -2,7 +2,7 @@
 
 import pytest
 
-from games.engine import verify_document
+from scopa import verify_document
 
 from .helpers import sim
 

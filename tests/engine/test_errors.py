@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from games.engine import RecordError, parse_record, verify_document
-from games.engine.errors import PLAY_MESSAGES, RECORD_MESSAGES
+from scopa import RecordError, parse_record, verify_document
+from scopa.errors import PLAY_MESSAGES, RECORD_MESSAGES
 
 from .helpers import arrange_deck, clone, first_deal_record, record, sim
 
@@ -89,7 +89,7 @@ def test_an_option_of_another_variant_is_accepted():
 
 
 def test_an_internal_failure_still_raises_record_error(monkeypatch):
-    import games.engine.record as record_module
+    import scopa.record as record_module
 
     def boom(raw):
         raise ZeroDivisionError

@@ -2,8 +2,8 @@
 
 import pytest
 
-from games.engine import verify_document
-from games.engine.match_end import DealTally, EndRule, MatchProgress
+from scopa import verify_document
+from scopa.match_end import DealTally, EndRule, MatchProgress
 
 from .helpers import clone, sim
 

@@ -1,6 +1,6 @@
 """The compiled hot loop and the .py source give the same answer on every kind of record.
 
-setup.py compiles the verifier's hot modules with mypyc; `games.engine.native` runs the .py
+setup.py compiles the verifier's hot modules with mypyc; `scopa.native` runs the .py
 source instead when the build failed or `SCOPA_ENGINE_PURE` is set. Both must be the same
 verifier: one corpus (seed-derived records of the three variants and every seat count, every end
 reason, timeouts and abandons with clock data, damaged records with illegal plays, records of
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-import games.engine as engine
-from games.engine import EndReason, simulate_match
+import scopa as engine
+from scopa import EndReason, simulate_match
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ("scopa", "scopa-d-assi", "scopa-15")
@@ -160,7 +160,7 @@ def test_the_compiled_loop_is_the_one_installed():
 
 
 def test_the_environment_variable_forces_the_source():
-    code = "import games.engine as e; print(e.native.compiled(), e.native.pure_reason)"
+    code = "import scopa as e; print(e.native.compiled(), e.native.pure_reason)"
     env = {**os.environ, "SCOPA_ENGINE_PURE": "1"}
     result = subprocess.run(
         [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60

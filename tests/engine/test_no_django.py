@@ -1,4 +1,4 @@
-"""games/engine must stay importable without Django (workers, notebooks, other platforms)."""
+"""scopa must stay importable without Django (workers, notebooks, other platforms)."""
 
 import subprocess
 import sys
@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_engine_imports_no_django():
     code = (
-        "import sys, games.engine as e; "
+        "import sys, scopa as e; "
         "e.verify_document(e.simulate_match(seed=1)); "
         "print('django' in sys.modules)"
     )

@@ -7,7 +7,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import (
+from scopa import (
     CARD_CODES,
     CARD_INDEX,
     DEFAULT_OPTIONS,
@@ -22,8 +22,8 @@ from games.engine import (
     verify,
     verify_document,
 )
-from games.engine.rules import check_take
-from games.engine.state import DealState
+from scopa.rules import check_take
+from scopa.state import DealState
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -242,8 +242,8 @@ def test_default_options_cover_every_variant():
 @settings(max_examples=40, deadline=None)
 @given(variants, st.sampled_from([2, 4]), st.booleans(), st.integers(0, 10**9), st.data())
 def test_hot_loop_accepts_exactly_what_check_take_accepts(variant, seats, forced, seed, data):
-    from games.engine.record import PlayInput
-    from games.engine.verify import _fast_replay
+    from scopa.record import PlayInput
+    from scopa.verify import _fast_replay
 
     options = {"forced_capture": forced}
     doc = simulate_match(variant=variant, seats=seats, seed=seed, options=options, end={"deals": 1})

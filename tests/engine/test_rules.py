@@ -2,9 +2,9 @@
 
 import pytest
 
-from games.engine import CARD_INDEX, Options, legal_takes, rules_for, verify_document
-from games.engine.rules import check_take
-from games.engine.state import DealState
+from scopa import CARD_INDEX, Options, legal_takes, rules_for, verify_document
+from scopa.rules import check_take
+from scopa.state import DealState
 
 from .helpers import arrange_deck, first_deal_record
 
@@ -16,7 +16,7 @@ def cards(*codes):
 
 
 def takes_as_codes(takes):
-    from games.engine import CARD_CODES
+    from scopa import CARD_CODES
 
     return sorted(sorted(CARD_CODES[c] for c in take) for take in takes)
 

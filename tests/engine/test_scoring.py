@@ -3,9 +3,9 @@ scopa-15 points, and which points a timeout leaves secured."""
 
 import pytest
 
-from games.engine import CARD_INDEX, Options, rules_for
-from games.engine.cards import mask_of
-from games.engine.scoring import (
+from scopa import CARD_INDEX, Options, rules_for
+from scopa.cards import mask_of
+from scopa.scoring import (
     interrupted_deal,
     napola_run,
     primiera_of,
@@ -192,7 +192,7 @@ class TestSecuredPoints:
 def test_direct_classic_scoring_equals_the_sum_of_units():
     import random
 
-    from games.engine.scoring import _score_from_units
+    from scopa.scoring import _score_from_units
 
     rng = random.Random(4)
     for variant, options in (

@@ -7,12 +7,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engine import CARD_INDEX, Options, rules_for, simulate_match, verify_document
-from games.engine.match_end import EndRule, SheetDeal, SheetRefused, judge_sheet
-from games.engine.rules import legal_takes
-from games.engine.sheet import DealSheet, check_deal, scope_bound
-from games.engine.state import DealState
-from games.engine.variants import VARIANTS, get_variant
+from scopa import CARD_INDEX, Options, rules_for, simulate_match, verify_document
+from scopa.match_end import EndRule, SheetDeal, SheetRefused, judge_sheet
+from scopa.rules import legal_takes
+from scopa.sheet import DealSheet, check_deal, scope_bound
+from scopa.state import DealState
+from scopa.variants import VARIANTS, get_variant
 
 CODES = {index: code for code, index in CARD_INDEX.items()}
 

@@ -8,8 +8,8 @@ import json
 
 import msgspec
 
-from games.engine import EndReason, parse_record, simulate_match, verify, verify_document
-from games.engine.record import _record_error_from_validation
+from scopa import EndReason, parse_record, simulate_match, verify, verify_document
+from scopa.record import _record_error_from_validation
 
 TOP_KEYS = [
     "valid",

@@ -80,8 +80,8 @@ def play_stage(stage, *, limit=None):
 
 def add_verified_record(match, *, seed=1):
     """Simulate a legal record for ``match``, store its verdict and a standing Submission."""
-    from games.engine import simulate_match, verify_document
     from games.models import Submission, content_hash
+    from scopa import simulate_match, verify_document
 
     tournament = match.round.stage.tournament
     document = simulate_match(end=tournament.match_end(), seed=seed)

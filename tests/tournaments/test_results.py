@@ -334,7 +334,7 @@ def test_invalid_verdict_is_refused():
 
 @pytest.mark.django_db
 def test_engine_records_verified_and_stored():
-    engine = pytest.importorskip("games.engine")
+    engine = pytest.importorskip("scopa")
     match = group_match()
     tournament = match.round.stage.tournament
     record = engine.simulate_match(end=tournament.match_end(), seed=7)

@@ -13,7 +13,7 @@ from tournaments.services import standings
 
 @pytest.mark.django_db
 def test_seed_demo_builds_everything_and_is_idempotent(caplog):
-    pytest.importorskip("games.engine")
+    pytest.importorskip("scopa")
     out = StringIO()
     with caplog.at_level(logging.DEBUG):
         call_command("seed_demo", stdout=out)

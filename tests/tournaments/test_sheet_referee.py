@@ -10,8 +10,8 @@ from django.utils.html import escape
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from games.engine import simulate_match, verify_document
-from games.engine.variants import VARIANTS
+from scopa import simulate_match, verify_document
+from scopa.variants import VARIANTS
 from tests.tournaments.conftest import KO, RR, make_tournament
 from tournaments.algorithms import standings as standings_algo
 from tournaments.algorithms import vp as vp_algo

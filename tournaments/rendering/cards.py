@@ -74,8 +74,8 @@ def card_name(code: str, deck_style: str, lang: str | None = None) -> str:
     rank, suit = parse_card(code)
     if lang is not None:
         try:
-            from games.engine import CARD_INDEX
-            from games.engine.cards import card_name as engine_name
+            from scopa import CARD_INDEX
+            from scopa.cards import card_name as engine_name
         except ImportError:  # pragma: no cover - the engine ships with the project
             pass
         else:

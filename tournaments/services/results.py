@@ -29,8 +29,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import match_end, sheet
-from games.engine.variants import get_variant
+from scopa import match_end, sheet
+from scopa.variants import get_variant
 from tournaments.algorithms import vp as vp_algo
 from tournaments.exceptions import ResultError, StaleResult, TournamentError
 from tournaments.models import (
@@ -295,7 +295,7 @@ def _match_end_message(problem: match_end.MatchEndProblem) -> str:
 
 def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expired=False):
     """Judge entered deals: the engine's sheet referee on each deal, then the engine's one
-    match-end rule (``games.engine.match_end``); raise ``ResultError`` if they do not make a
+    match-end rule (``scopa.match_end``); raise ``ResultError`` if they do not make a
     finished match."""
     knockout = _is_knockout(match)
     outcome = Outcome(outcome)
@@ -663,7 +663,7 @@ def _copy_state(source, target):
 
 
 def decision_from_verdict(match, verdict) -> Decision:
-    """Turn a ``games.engine.verify_document`` verdict into a Decision (side 0 = home)."""
+    """Turn a ``scopa.verify_document`` verdict into a Decision (side 0 = home)."""
     if not isinstance(verdict, dict):
         raise ResultError(_("The verdict is not readable."))
     if verdict.get("valid") is False:
@@ -1446,7 +1446,7 @@ def _with_stages(matches, count: int) -> list[Match]:
 
 
 def apply_verified_result(match, verdict, *, user=None, source=None, submission=None, locked=False):
-    """Store an engine verdict (``games.engine.verify_document`` output) as a version of the
+    """Store an engine verdict (``scopa.verify_document`` output) as a version of the
     match's result, with the precedence of :func:`_save_version`.
 
     Side 0 is the match's home line, side 1 the away line. ``source`` (e.g. a record id) is kept

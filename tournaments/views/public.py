@@ -233,7 +233,7 @@ def _options_shown(tournament, submission):
     """The rule options in force that apply to the match's variant, as recorded with the match
     (or the tournament's), labelled by the engine's registry: ``[(label, value)]`` where value
     is a bool or the choice's label. The deck style is shown with the deck above."""
-    from games.engine.variants import options_shown
+    from scopa.variants import options_shown
 
     options = dict(tournament.options or {})
     variant = tournament.variant
@@ -265,7 +265,7 @@ def _seat_names(submission):
 def _timeline(submission):
     """The engine's play-by-play snapshots of a verified record; (None, reason) if unavailable."""
     try:
-        from games.engine import parse_record, replay_timeline
+        from scopa import parse_record, replay_timeline
     except ImportError:
         return None, _("The replay is not available yet.")
     try:

@@ -302,21 +302,21 @@ def match_deals(match) -> list[dict[str, Any]]:
 
 def scoring_categories(tournament):
     """The breakdown keys of a deal of ``tournament`` (variant and options), from the engine."""
-    from games.engine.variants import get_variant
+    from scopa.variants import get_variant
 
     return get_variant(tournament.variant).category_keys(tournament.options or {})
 
 
 def category_label(category):
     """A breakdown key's label in the active language, from the engine's registry."""
-    from games.engine.variants import category_label as label
+    from scopa.variants import category_label as label
 
     return label(category, engine_lang())
 
 
 def breakdown_categories(deals, variant=Variant.SCOPA, options=None):
     """The categories to show as columns: the variant's own, then any other present."""
-    from games.engine.variants import get_variant
+    from scopa.variants import get_variant
 
     shown = get_variant(variant).category_keys(options or {})
     extra = []

@@ -6,8 +6,8 @@ from pathlib import Path
 import msgspec
 from django.core.management.base import BaseCommand, CommandError
 
-from games.engine import POLICIES, VARIANTS, simulate_match
-from games.engine.record import OptionsInput
+from scopa import POLICIES, VARIANTS, simulate_match
+from scopa.record import OptionsInput
 
 
 def _option(text: str) -> tuple[str, object]:

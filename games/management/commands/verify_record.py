@@ -1,6 +1,6 @@
 """`manage.py verify_record FILE [FILE ...]`: one JSON verdict per line, exit 0/1/2.
 
-The work is `games.engine.cli.verify_files`, which `python -m games.engine.cli` also runs
+The work is `scopa.cli.verify_files`, which `python -m scopa.cli` also runs
 without Django. Exit status: 0 when every record is legal, 1 when one is illegal, 2 when one is
 unreadable (2 wins over 1). `-` reads one record from standard input.
 """
@@ -9,7 +9,7 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from games.engine.cli import verify_files
+from scopa.cli import verify_files
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """A realistic, public demo tournament: 16 lines in 4 groups, then a knock-out of 8.
 
-Every result comes from a simulated match record (``games.engine.simulate_match``, seeded, so
+Every result comes from a simulated match record (``scopa.simulate_match``, seeded, so
 the demo is the same on every machine) submitted through ``games.services.submit_record`` as a
 platform would send it, so each match keeps its verified record for the replay viewer. One group
 match ends in a timeout, one in an abandon, and one knock-out match needs tie-break deals.
@@ -54,7 +54,7 @@ OFFENCES = {
 
 def _engine():
     try:
-        from games.engine import simulate_match, verify_document
+        from scopa import simulate_match, verify_document
     except ImportError as error:  # pragma: no cover - the engine ships with the project
         raise CommandError(
             _("The rules engine is not available: %(error)s") % {"error": error}

@@ -1,6 +1,6 @@
 """The verifier's command line: one JSON verdict per record and line, exit status 0 / 1 / 2.
 
-`manage.py verify_record FILE...` runs `verify_files`; so does `python -m games.engine.cli
+`manage.py verify_record FILE...` runs `verify_files`; so does `python -m scopa.cli
 FILE...`, which answers the same without starting Django (about 0.1 s of CPU to start instead of
 1.3 s, see docs/performance.md): the records are files, nothing of the database is read.
 
@@ -60,7 +60,7 @@ def verify_files(names: Iterable[str], lang: str, write: Callable[[bytes], objec
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m games.engine.cli",
+        prog="python -m scopa.cli",
         description="Replay scopa-match/1 records and print one JSON verdict per record.",
     )
     parser.add_argument("files", nargs="+", metavar="FILE", help="record files; - for stdin")
