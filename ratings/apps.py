@@ -14,15 +14,14 @@ class RatingsConfig(AppConfig):
         from django.db.models.signals import pre_delete
 
         from ratings import signals
+        from ratings.services.queries import line_ratings
         from ratings.signals import on_results_changed
         from tournaments.models import Stage, Tournament
+        from tournaments.signals import results_changed
+        from tournaments.strengths import register_strength_source
 
+        register_strength_source(line_ratings)
         pre_delete.connect(signals.on_tournament_deleted, sender=Tournament, dispatch_uid="r.t")
         pre_delete.connect(signals.on_stage_deleted, sender=Stage, dispatch_uid="r.s")
 
-        try:
-            from tournaments.signals import results_changed
-        except ImportError:  # the tournament services are not there yet
-            logger.warning("tournaments.signals is missing: ratings will not follow results")
-            return
         results_changed.connect(on_results_changed, dispatch_uid="ratings.on_results_changed")

@@ -28,7 +28,7 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
-from tournaments.services import changelog
+from tournaments.services import changelog, qualification
 
 logger = logging.getLogger(__name__)
 
@@ -180,8 +180,6 @@ def qualifier_drift(stage) -> QualifierDrift | None:
     ``None`` when they agree, when nothing was seeded, when a group is not complete enough to
     rank, or when the organizer already chose to keep the bracket for these same standings.
     """
-    from tournaments.services.schedule import crossed_seeds
-
     if stage.kind != Stage.Kind.ROUND_ROBIN:
         return None
     following = next_stage(stage)
@@ -197,7 +195,7 @@ def qualifier_drift(stage) -> QualifierDrift | None:
     if not first_round or not n_groups or len(seeded) % n_groups:
         return None
     try:
-        expected_lines = crossed_seeds(stage, len(seeded) // n_groups)
+        expected_lines = qualification.crossed_seeds(stage, len(seeded) // n_groups)
     except TournamentError:
         return None
     expected_ids = [line.pk for line in expected_lines]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import string
 
-from django.db import transaction
+from django.db import models, transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
@@ -28,7 +28,7 @@ from tournaments.models import (
     Round,
     Stage,
 )
-from tournaments.services import changelog, lifecycle
+from tournaments.services import changelog, lifecycle, qualification
 
 logger = logging.getLogger(__name__)
 
@@ -59,18 +59,23 @@ def _stage_has_results(stage) -> bool:
 
 
 def _refuse_losing_records(stage):
-    """Regenerating deletes the stage's matches; submitted match records keep theirs (they are
-    the evidence), so a stage with records cannot be regenerated."""
-    from games.models import Submission
-
-    if Submission.objects.filter(match__round__stage=stage).exists():
-        raise ScheduleError(
-            _(
-                "Stage “%(stage)s” cannot be regenerated: match records were submitted for its "
-                "matches, and regenerating would throw them away."
-            )
-            % {"stage": stage.name}
+    """Regenerating deletes the stage's matches. Rows another app keeps as evidence of a match
+    protect it (a foreign key with ``on_delete=PROTECT``: the submitted match records), so a
+    stage with such rows cannot be regenerated."""
+    for relation in Match._meta.related_objects:
+        if relation.on_delete is not models.PROTECT:
+            continue
+        kept = relation.related_model._default_manager.filter(
+            **{f"{relation.field.name}__round__stage": stage}
         )
+        if kept.exists():
+            raise ScheduleError(
+                _(
+                    "Stage “%(stage)s” cannot be regenerated: match records were submitted for "
+                    "its matches, and regenerating would throw them away."
+                )
+                % {"stage": stage.name}
+            )
 
 
 def _clear_stage(stage, *, replace, what):
@@ -336,28 +341,6 @@ def rating_seeds(lines, ratings):
     )
 
 
-def crossed_seeds(stage, per_group):
-    """Seeds for the next stage: the top ``per_group`` of each group, crossed (A1 v B2 …)."""
-    from tournaments.services.standings import stage_standings
-
-    withdrawn = set(
-        Entry.objects.filter(tournament=stage.tournament, withdrawn=True).values_list(
-            "line_id", flat=True
-        )
-    )
-    rankings = []
-    for group, rows in stage_standings(stage):
-        # a line withdrawn before the next stage starts is left out of its draw
-        rows = [row for row in rows if row.line.pk not in withdrawn]
-        if len(rows) < per_group:
-            raise ScheduleError(
-                _("Group %(group)s has fewer than %(n)d lines.")
-                % {"group": group.name, "n": per_group}
-            )
-        rankings.append([row.line for row in rows])
-    return bracket.crossed_qualifiers(rankings, per_group)
-
-
 def unfinished_matches(stage):
     return Match.objects.filter(round__stage=stage).exclude(status=Match.Status.DONE)
 
@@ -400,7 +383,7 @@ def close_stage(stage, *, user=None, per_group=2, third_place=None):
             elif stage.kind != Stage.Kind.ROUND_ROBIN:
                 raise ScheduleError(_("Only round-robin groups seed a following bracket."))
             else:
-                seeds = crossed_seeds(stage, per_group)
+                seeds = qualification.crossed_seeds(stage, per_group)
             if third_place is not None:
                 next_stage.third_place_match = third_place
                 next_stage.save(update_fields=["third_place_match"])

@@ -12,8 +12,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from django.apps import apps
-
 from tournaments.algorithms import standings as algo
 from tournaments.algorithms.vp import MatchScore
 from tournaments.algorithms.vp import Outcome as AlgoOutcome
@@ -28,6 +26,7 @@ from tournaments.models import (
     TieBreak,
     Tournament,
 )
+from tournaments.strengths import line_strengths
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -160,7 +159,8 @@ def _tables_for(
 
     tiebreaks = [algo.TieBreak(tb) for tb in stage_tiebreaks or tournament.tiebreaks or []]
     if ratings is None and algo.TieBreak.RATING in tiebreaks:
-        ratings = _line_ratings([m.line_id for ms in members.values() for m in ms], tournament)
+        line_ids = [m.line_id for ms in members.values() for m in ms]
+        ratings = line_strengths(line_ids, tournament.seats_per_line)
     tables = []
     for group in groups:
         group_members = members[group.pk]
@@ -192,18 +192,6 @@ def _tables_for(
         grid = algo.head_to_head_grid(line_ids, played)
         tables.append(GroupTable(group, rows, grid, [str(tb) for tb in tiebreaks]))
     return tables
-
-
-def _line_ratings(line_ids: list[int], tournament: Tournament) -> dict[int, float]:
-    """Line strengths for the RATING tie-break, from the ratings app when it is installed.
-
-    Imported late: ratings is built on top of tournaments, not the other way round.
-    """
-    if not apps.is_installed("ratings"):
-        return {}
-    from ratings.services.queries import line_ratings
-
-    return line_ratings(line_ids, tournament.seats_per_line)
 
 
 def _tournament_of(group: Group) -> Tournament:

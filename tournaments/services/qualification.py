@@ -1,0 +1,38 @@
+"""Which lines a stage sends on to the next one.
+
+Kept apart from scheduling (which draws the next stage from these seeds) and from the lifecycle
+(which compares the seeds drawn with the seeds the standings give now, once a result changes).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.utils.translation import gettext as _
+
+from tournaments.algorithms import bracket
+from tournaments.exceptions import ScheduleError
+from tournaments.models import Entry
+from tournaments.services.standings import stage_standings
+
+logger = logging.getLogger(__name__)
+
+
+def crossed_seeds(stage, per_group):
+    """Seeds for the next stage: the top ``per_group`` of each group, crossed (A1 v B2 …)."""
+    withdrawn = set(
+        Entry.objects.filter(tournament=stage.tournament, withdrawn=True).values_list(
+            "line_id", flat=True
+        )
+    )
+    rankings = []
+    for group, rows in stage_standings(stage):
+        # a line withdrawn before the next stage starts is left out of its draw
+        rows = [row for row in rows if row.line.pk not in withdrawn]
+        if len(rows) < per_group:
+            raise ScheduleError(
+                _("Group %(group)s has fewer than %(n)d lines.")
+                % {"group": group.name, "n": per_group}
+            )
+        rankings.append([row.line for row in rows])
+    return bracket.crossed_qualifiers(rankings, per_group)
