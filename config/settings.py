@@ -95,6 +95,9 @@ INSTALLED_APPS = [
     "webhooks",
     "live",
     "scoresheets",
+    # The top floor: pages that compose what every app above knows.
+    "desk",
+    "public",
 ]
 
 MIDDLEWARE = [
@@ -117,7 +120,7 @@ ROOT_URLCONF = "config.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -157,7 +160,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # Italian first, English on a switch.
 LANGUAGE_CODE = "it"
 LANGUAGES = [("it", _("Italiano")), ("en", _("English"))]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+LOCALE_PATHS = [BASE_DIR / "config" / "locale"]
 TIME_ZONE = "Europe/Rome"
 USE_I18N = True
 USE_TZ = True
@@ -167,7 +170,6 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # Serve straight from the apps' static folders too, so the run command works before (or
 # without) collectstatic; production runs collectstatic and whitenoise serves STATIC_ROOT.
 WHITENOISE_USE_FINDERS = True
-STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -6,13 +6,14 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from desk.urls import desk_urlpatterns
 from games.api.schema import RecordSchemaGenerator
+from public.urls import public_urlpatterns
 from ratings.urls import api_urlpatterns as ratings_api_urlpatterns
 from ratings.urls import export_urlpatterns as ratings_export_urlpatterns
 from scoresheets.desk_urls import desk_urlpatterns as room_desk_urlpatterns
 from scoresheets.urls import phone_urlpatterns as table_phone_urlpatterns
 from scoresheets.urls import referee_urlpatterns as table_referee_urlpatterns
-from tournaments.urls import desk_urlpatterns, public_urlpatterns
 from webhooks.urls import desk_urlpatterns as webhooks_desk_urlpatterns
 
 urlpatterns = [

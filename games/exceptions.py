@@ -6,8 +6,10 @@ their HTTP status; the import command prints them. None of them leaves anything 
 
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.exceptions import RefusalWithStatus
 
-class SubmissionError(Exception):
+
+class SubmissionError(RefusalWithStatus):
     """A record that cannot be accepted for a match; nothing is stored."""
 
     status = 400

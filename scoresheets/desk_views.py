@@ -1,6 +1,6 @@
 """The desk's pages for play at the table: private links, printable cards, the room view.
 
-Access is ``tournaments.access`` through ``_desk_tournament``: whoever sees the desk sees the
+Access is ``tournaments.access`` through ``access.desk_tournament``: whoever sees the desk sees the
 links and the room (``VIEW_DESK``); issuing, re-issuing and revoking a link is managing the
 entries (``MANAGE_ENTRIES``); starting a round's clock is running the stages (``RUN_STAGES``).
 Every change is a POST with its CSRF token; GET pages change nothing (printing the table cards
@@ -22,12 +22,10 @@ from scoresheets.addresses import referee_url
 from scoresheets.cards import card
 from scoresheets.models import PrivateLink
 from scoresheets.services import links
-from tournaments.access import Action
+from tournaments import selectors as sel
+from tournaments.access import Action, desk_login_required, desk_rights, desk_tournament
 from tournaments.models import Entry, Match, Round, Stage
 from tournaments.services import schedule
-from tournaments.views import selectors as sel
-from tournaments.views.desk import _desk_rights, _desk_tournament, login_required
-from tournaments.views.public import poll_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -54,11 +52,11 @@ def _live_links(tournament):
 # --- the links page -------------------------------------------------------------------------
 
 
-@login_required
+@desk_login_required
 @require_safe
 def links_page(request, slug):
     """Each line with its live link (address, QR code, since when) and its table-card links."""
-    tournament = _desk_tournament(request, slug, Action.VIEW_DESK)
+    tournament = desk_tournament(request, slug, Action.VIEW_DESK)
     live = _live_links(tournament).select_related(
         "match__round__stage", "match__home", "match__away", "created_by"
     )
@@ -87,16 +85,16 @@ def links_page(request, slug):
         "tournament": tournament,
         "rows": rows,
         "missing": sum(1 for row in rows if row["card"] is None and not row["entry"].withdrawn),
-        "may": _desk_rights(request.user, tournament),
+        "may": desk_rights(request.user, tournament),
     }
     return render(request, "scoresheets/desk/links.html", context)
 
 
-@login_required
+@desk_login_required
 @require_POST
 def issue_links(request, slug):
     """Issue the missing line link of one line (``line``) or of every line still in play."""
-    tournament = _desk_tournament(request, slug, Action.MANAGE_ENTRIES)
+    tournament = desk_tournament(request, slug, Action.MANAGE_ENTRIES)
     entries = [e for e in _entries(tournament) if not e.withdrawn]
     line_id = _int(request.POST.get("line"))
     if line_id is not None:
@@ -137,11 +135,11 @@ def _links_url(tournament):
     return reverse("room:links", kwargs={"slug": tournament.slug})
 
 
-@login_required
+@desk_login_required
 @require_POST
 def reissue_link(request, slug):
     """Revoke a link and issue a new one with the same reach (a lost or shared card)."""
-    tournament = _desk_tournament(request, slug, Action.MANAGE_ENTRIES)
+    tournament = desk_tournament(request, slug, Action.MANAGE_ENTRIES)
     link = _link_from_post(request, tournament)
     if link is None:
         return redirect("room:links", slug=tournament.slug)
@@ -154,10 +152,10 @@ def reissue_link(request, slug):
     return _back(request, tournament, link)
 
 
-@login_required
+@desk_login_required
 @require_POST
 def revoke_link(request, slug):
-    tournament = _desk_tournament(request, slug, Action.MANAGE_ENTRIES)
+    tournament = desk_tournament(request, slug, Action.MANAGE_ENTRIES)
     link = _link_from_post(request, tournament)
     if link is None:
         return redirect("room:links", slug=tournament.slug)
@@ -169,7 +167,7 @@ def revoke_link(request, slug):
 # --- printable cards ------------------------------------------------------------------------
 
 
-@login_required
+@desk_login_required
 @require_safe
 def line_cards(request, slug):
     """One card per line (several per A4 sheet) with its link's QR code and address.
@@ -177,7 +175,7 @@ def line_cards(request, slug):
     ``?line=<id>`` prints one line's card. Lines without a live link get none: the links page
     issues them (a GET never does).
     """
-    tournament = _desk_tournament(request, slug, Action.VIEW_DESK)
+    tournament = desk_tournament(request, slug, Action.VIEW_DESK)
     entries = [e for e in _entries(tournament) if not e.withdrawn]
     line_id = _int(request.GET.get("line"))
     if line_id is not None:
@@ -198,11 +196,11 @@ def line_cards(request, slug):
     return render(request, "scoresheets/desk/line_cards.html", context)
 
 
-@login_required
+@desk_login_required
 @require_POST
 def prepare_cards(request, slug, round_id):
     """Issue the missing per-match links of a round, then show its table cards to print."""
-    tournament = _desk_tournament(request, slug, Action.MANAGE_ENTRIES)
+    tournament = desk_tournament(request, slug, Action.MANAGE_ENTRIES)
     round_ = sel.get_round(tournament, round_id)
     matches = Match.objects.filter(round=round_, home__isnull=False, away__isnull=False)
     count = 0
@@ -263,37 +261,37 @@ def _room(request, tournament, rounds, *, single):
         "all_rounds": Round.objects.filter(stage__tournament=tournament)
         .select_related("stage")
         .order_by("stage__order", "number"),
-        "may": _desk_rights(request.user, tournament),
+        "may": desk_rights(request.user, tournament),
         "now": now,
-        "poll_seconds": poll_seconds(),
+        "poll_seconds": sel.poll_seconds(),
     }
     if request.headers.get("HX-Request"):
         return render(request, "scoresheets/desk/_room.html", context)
     return render(request, "scoresheets/desk/room.html", context)
 
 
-@login_required
+@desk_login_required
 @require_safe
 def room_page(request, slug):
     """The rounds the running stages are playing, table by table."""
-    tournament = _desk_tournament(request, slug, Action.VIEW_DESK)
+    tournament = desk_tournament(request, slug, Action.VIEW_DESK)
     return _room(request, tournament, _current_rounds(tournament), single=False)
 
 
-@login_required
+@desk_login_required
 @require_safe
 def room_round(request, slug, round_id):
     """One round, table by table (any round, also a past one)."""
-    tournament = _desk_tournament(request, slug, Action.VIEW_DESK)
+    tournament = desk_tournament(request, slug, Action.VIEW_DESK)
     round_ = sel.get_round(tournament, round_id)
     return _room(request, tournament, [round_], single=True)
 
 
-@login_required
+@desk_login_required
 @require_POST
 def start_round(request, slug, round_id):
     """Start the round's clock now (the room counts the time from it); once only."""
-    tournament = _desk_tournament(request, slug, Action.RUN_STAGES)
+    tournament = desk_tournament(request, slug, Action.RUN_STAGES)
     round_ = sel.get_round(tournament, round_id)
     if schedule.start_round(round_, user=request.user):
         messages.success(request, _("%(round)s started.") % {"round": round_})

@@ -29,12 +29,11 @@ from rest_framework.throttling import SimpleRateThrottle
 from scoresheets import selectors
 from scoresheets.models import TableReport
 from scoresheets.services import reports
-from tournaments.access import Action, link_may_act
+from tournaments import selectors as tsel
+from tournaments.access import Action, desk_login_required, desk_tournament, link_may_act
 from tournaments.exceptions import ResultError, StaleResult
 from tournaments.models import Match, Stage
 from tournaments.services import results
-from tournaments.views import selectors as tsel
-from tournaments.views.desk import _desk_tournament, login_required
 
 logger = logging.getLogger(__name__)
 
@@ -414,11 +413,11 @@ def _referee_reports(tournament):
     return [report for report in candidates if reports.for_referee(report)]
 
 
-@login_required
+@desk_login_required
 @require_http_methods(["GET", "POST"])
 def referee_page(request, slug):
     """Disputed and unanswered sheets, both versions side by side; the referee decides."""
-    tournament = _desk_tournament(request, slug, Action.DECIDE)
+    tournament = desk_tournament(request, slug, Action.DECIDE)
     status = 200
     if request.method == "POST":
         report = (

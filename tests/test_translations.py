@@ -17,7 +17,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext, ngettext, pgettext
 
-LOCALE = Path(settings.BASE_DIR) / "locale"
+LOCALE = Path(settings.LOCALE_PATHS[0])
 IT_PO = LOCALE / "it" / "LC_MESSAGES" / "django.po"
 IT_MO = LOCALE / "it" / "LC_MESSAGES" / "django.mo"
 EN_PO = LOCALE / "en" / "LC_MESSAGES" / "django.po"

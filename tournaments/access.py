@@ -18,7 +18,11 @@ Every page, desk view, admin class, API view and export asks here; nothing else 
 import enum
 import logging
 
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.http import Http404
+from django.utils.translation import gettext as _
 
 from tournaments.models import (
     Entry,
@@ -213,3 +217,30 @@ def rated_tournaments_q(prefix: str = "") -> Q:
     say so (``Tournament.rated_when_private``). ``prefix`` is the lookup path to the tournament,
     e.g. ``"round__stage__tournament__"``."""
     return Q(**{f"{prefix}is_public": True}) | Q(**{f"{prefix}rated_when_private": True})
+
+
+def desk_login_required(view):
+    """Desk pages of every app: organizers log in on the desk's own page (the admin's accepts
+    staff only)."""
+    return login_required(view, login_url="desk:login")
+
+
+def desk_tournament(request, slug, action=Action.VIEW_DESK):
+    """The tournament ``slug`` if the user may do ``action`` in it: every desk page of every
+    app gets its tournament here.
+
+    One the user may not even see is a 404 (its name does not leak); one they see but may not do
+    ``action`` in is a 403.
+    """
+    tournament = Tournament.objects.filter(slug=slug).first()
+    user = request.user
+    if tournament is None or not can_view(user, tournament):
+        raise Http404("No such tournament")
+    if not can_manage(user, tournament, action):
+        raise PermissionDenied(_("You may not do this in this tournament."))
+    return tournament
+
+
+def desk_rights(user, tournament):
+    """What the desk may offer ``user`` in ``tournament``: one flag per ``Action``."""
+    return {str(action): can_manage(user, tournament, action) for action in Action}

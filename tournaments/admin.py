@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 from tournaments import access
 from tournaments.access import Action
 from tournaments.algorithms import vp as vp_algo
+from tournaments.change_sentences import labelled
 from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.forms import (
     CloseStageForm,
@@ -1040,11 +1041,9 @@ class ChangeActionFilter(admin.SimpleListFilter):
     parameter_name = "action"
 
     def lookups(self, request, model_admin):
-        from tournaments.views.desk import _labelled
-
         visible = model_admin.get_queryset(request)
         actions = visible.order_by("action").values_list("action", flat=True).distinct()
-        rows = _labelled([ChangeLog(action=action, detail={}) for action in actions])
+        rows = labelled([ChangeLog(action=action, detail={}) for action in actions])
         return [(row.action, row.action_label) for row in rows]
 
     def queryset(self, request, queryset):
@@ -1072,10 +1071,8 @@ class ChangeLogAdmin(TournamentScopedAdmin, admin.ModelAdmin):
 
     def get_changelist_instance(self, request):
         """Labels and sentences with names instead of codes and ids (``winner=26``)."""
-        from tournaments.views.desk import _labelled
-
         changelist = super().get_changelist_instance(request)
-        changelist.result_list = _labelled(changelist.result_list)
+        changelist.result_list = labelled(changelist.result_list)
         return changelist
 
     def has_add_permission(self, request):

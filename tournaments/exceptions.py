@@ -76,3 +76,16 @@ class StaleResult(ResultError):
     def __init__(self, current, message=None):
         self.current = current
         super().__init__(message)
+
+
+class RefusalWithStatus(Exception):
+    """A refusal that knows its own HTTP status and error body (``status``, ``as_dict()``).
+
+    Apps above this one (the records' ``SubmissionError``) subclass it, so the API's one error
+    handler (``tournaments.api.errors``) answers for them without importing them.
+    """
+
+    status = 400
+
+    def as_dict(self) -> dict:
+        return {"code": "refused", "message": str(self), "field": None}

@@ -15,7 +15,7 @@ from tournaments.models import Outcome
 def result_categories(tournament):
     """``[(key, label)]``: the breakdown columns of a deal of ``tournament``, from the engine's
     variant registry (the variant's categories under its options)."""
-    from tournaments.views.selectors import category_label, scoring_categories
+    from tournaments.selectors import category_label, scoring_categories
 
     return [(key, category_label(key)) for key in scoring_categories(tournament)]
 

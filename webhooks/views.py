@@ -9,8 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from tournaments.access import Action
-from tournaments.views.desk import _desk_tournament, login_required
+from tournaments.access import Action, desk_login_required, desk_tournament
 from webhooks import services
 from webhooks.exceptions import WebhookURLError
 from webhooks.models import Delivery, Endpoint
@@ -25,10 +24,10 @@ class EndpointForm(forms.Form):
     description = forms.CharField(label=gettext_lazy("Description"), max_length=200, required=False)
 
 
-@login_required
+@desk_login_required
 @require_http_methods(["GET", "POST"])
 def webhooks_desk(request, slug):
-    tournament = _desk_tournament(request, slug, Action.EDIT_TOURNAMENT)
+    tournament = desk_tournament(request, slug, Action.EDIT_TOURNAMENT)
     form = EndpointForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -54,20 +53,20 @@ def webhooks_desk(request, slug):
     return render(request, "webhooks/desk.html", context)
 
 
-@login_required
+@desk_login_required
 @require_POST
 def delete_endpoint(request, slug, endpoint_id):
-    tournament = _desk_tournament(request, slug, Action.EDIT_TOURNAMENT)
+    tournament = desk_tournament(request, slug, Action.EDIT_TOURNAMENT)
     endpoint = get_object_or_404(Endpoint, pk=endpoint_id, tournament=tournament)
     endpoint.delete()
     messages.success(request, _("Webhook endpoint removed."))
     return redirect("webhooks:desk", slug=tournament.slug)
 
 
-@login_required
+@desk_login_required
 @require_POST
 def resend_delivery(request, slug, delivery_id):
-    tournament = _desk_tournament(request, slug, Action.EDIT_TOURNAMENT)
+    tournament = desk_tournament(request, slug, Action.EDIT_TOURNAMENT)
     delivery = get_object_or_404(Delivery, pk=delivery_id, tournament=tournament)
     services.resend(delivery)
     messages.success(request, _("Delivery queued to be sent again."))

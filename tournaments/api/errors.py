@@ -15,8 +15,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from games.exceptions import SubmissionError
-from tournaments.exceptions import StaleResult, TournamentError
+from tournaments.exceptions import RefusalWithStatus, StaleResult, TournamentError
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +47,7 @@ def _first_error(detail, path=""):
 
 
 def api_exception_handler(exc, context):
-    if isinstance(exc, SubmissionError):
+    if isinstance(exc, RefusalWithStatus):
         return Response({"error": exc.as_dict()}, status=exc.status)
     if isinstance(exc, StaleResult):
         body = error_body("stale_version", exc)

@@ -1,0 +1,48 @@
+"""URLs of the organizer's desk (namespace ``desk``), which ``config/urls.py`` includes under
+``desk/``."""
+
+from django.contrib.auth import views as auth_views
+from django.urls import path, reverse_lazy
+
+from desk.views import day as desk_day
+from desk.views import roles as desk_roles
+from desk.views import tournament as desk
+
+desk_urlpatterns = [
+    path("", desk.desk_home, name="home"),
+    path(
+        "login/",
+        auth_views.LoginView.as_view(template_name="desk/login.html"),
+        name="login",
+    ),
+    path(
+        "logout/",
+        auth_views.LogoutView.as_view(next_page=reverse_lazy("public:home")),
+        name="logout",
+    ),
+    path("new/", desk_day.new_tournament, name="new"),
+    path("<slug:slug>/", desk.tournament_desk, name="tournament"),
+    path("<slug:slug>/lines/", desk_day.lines, name="lines"),
+    path("<slug:slug>/lines/add/", desk_day.add_line, name="add-line"),
+    path("<slug:slug>/lines/import/", desk_day.import_lines, name="import-lines"),
+    path("<slug:slug>/lines/<int:line_id>/", desk_day.edit_line, name="edit-line"),
+    path("<slug:slug>/lines/<int:line_id>/withdraw/", desk_day.withdraw_line, name="withdraw"),
+    path("<slug:slug>/stage/<int:stage_id>/reopen/", desk_day.reopen_stage, name="reopen"),
+    path("<slug:slug>/stage/<int:stage_id>/drift/", desk_day.stage_drift, name="drift"),
+    path("<slug:slug>/round/<int:round_id>/sheet/", desk_day.round_sheet, name="sheet"),
+    path(
+        "<slug:slug>/round/<int:round_id>/projector/",
+        desk_day.round_projector,
+        name="projector",
+    ),
+    path("<slug:slug>/podium/", desk_day.podium, name="podium"),
+    path("<slug:slug>/stage/<int:stage_id>/generate/", desk.generate_stage, name="generate"),
+    path("<slug:slug>/stage/<int:stage_id>/close/", desk.close_stage, name="close"),
+    path("<slug:slug>/round/<int:round_id>/print/", desk.print_round, name="print"),
+    path("<slug:slug>/stage/<int:stage_id>/pair/", desk.pair_round, name="pair"),
+    path("<slug:slug>/round/<int:round_id>/review/", desk.review_round, name="review"),
+    path("<slug:slug>/check-in/", desk.check_in, name="checkin"),
+    path("<slug:slug>/match/<int:match_id>/", desk.enter_result, name="match"),
+    path("<slug:slug>/roles/", desk_roles.roles_page, name="roles"),
+    path("<slug:slug>/roles/<int:role_id>/revoke/", desk_roles.revoke_role, name="revoke_role"),
+]

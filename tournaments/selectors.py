@@ -1,0 +1,509 @@
+"""Read-only queries behind the public pages and the desk, each a fixed number of queries.
+
+Views call these and only render; nothing here writes. Results are plain objects or model
+instances with a few attributes attached (``home_result``, ``away_result``).
+"""
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from django.conf import settings
+from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
+from django.http import Http404
+from django.utils.translation import gettext as _
+
+from tournaments.access import (
+    Action,
+    managed_tournaments,
+    visible_lines,
+    visible_players,
+    visible_tournaments,
+)
+from tournaments.models import (
+    ChangeLog,
+    Group,
+    LineMember,
+    Match,
+    MatchResult,
+    ResultVersion,
+    Round,
+    Stage,
+    TieBreak,
+    Variant,
+    engine_lang,
+)
+from tournaments.services.results import deals_of_match
+
+logger = logging.getLogger(__name__)
+
+
+# --- tournaments ------------------------------------------------------------------------------
+
+
+POLL_SECONDS = 15  # settings.PAGES_POLL_SECONDS overrides it
+
+
+def poll_seconds():
+    """Seconds between two polls of a live page's fragment (the fallback when no push)."""
+    return getattr(settings, "PAGES_POLL_SECONDS", POLL_SECONDS)
+
+
+def _stamped(queryset):
+    """Annotate what the page cache keys on: the newest change and match update."""
+    return queryset.annotate(
+        last_change_id=Subquery(
+            ChangeLog.objects.filter(tournament=OuterRef("pk")).order_by("-id").values("id")[:1]
+        ),
+        last_match_update=Subquery(
+            Match.objects.filter(round__stage__tournament=OuterRef("pk"))
+            .order_by("-updated_at")
+            .values("updated_at")[:1]
+        ),
+    )
+
+
+def public_tournament(slug, user=None):
+    """The tournament ``slug`` with its cache stamp if ``user`` may see it (anyone may see a
+    public one; a private one only its role holders), or 404 so its name does not leak."""
+    tournament = _stamped(visible_tournaments(user).filter(slug=slug)).first()
+    if tournament is None:
+        raise Http404("No such public tournament")
+    return tournament
+
+
+def public_tournaments(user=None):
+    """The tournaments ``user`` may see, newest first."""
+    return list(
+        visible_tournaments(user)
+        .annotate(n_lines=Count("entries", filter=Q(entries__withdrawn=False)))
+        .order_by("-start_date", "name")
+    )
+
+
+def stages_with_groups(tournament):
+    return list(
+        tournament.stages.order_by("order").prefetch_related(
+            Prefetch("groups", queryset=Group.objects.order_by("order", "name")),
+            Prefetch("rounds", queryset=Round.objects.order_by("number")),
+        )
+    )
+
+
+# --- matches ----------------------------------------------------------------------------------
+
+
+def _matches(queryset):
+    """Matches with lines, round and results loaded, ready to show (two queries)."""
+    rows = list(
+        queryset.select_related(
+            "home", "away", "winner", "offender", "round", "group"
+        ).prefetch_related(Prefetch("results", queryset=MatchResult.objects.order_by("id")))
+    )
+    for match in rows:
+        by_line = {r.line_id: r for r in match.results.all()}
+        match.home_result = by_line.get(match.home_id)
+        match.away_result = by_line.get(match.away_id)
+    return rows
+
+
+def tournament_matches(tournament):
+    return Match.objects.filter(round__stage__tournament=tournament)
+
+
+def current_round(tournament):
+    """The first round (in stage and round order) that still has a match without a result."""
+    return (
+        Round.objects.filter(stage__tournament=tournament)
+        .filter(matches__status__in=[Match.Status.SCHEDULED, Match.Status.IN_PROGRESS])
+        .select_related("stage")
+        .order_by("stage__order", "number")
+        .first()
+    )
+
+
+def round_matches(round_):
+    return _matches(round_.matches.order_by("table_number", "id"))
+
+
+def next_matches(round_):
+    if round_ is None:
+        return []
+    return _matches(round_.matches.exclude(status=Match.Status.DONE).order_by("table_number", "id"))
+
+
+def latest_results(tournament, limit=8):
+    return _matches(
+        tournament_matches(tournament)
+        .filter(status=Match.Status.DONE)
+        .exclude(away__isnull=True)
+        .order_by("-updated_at", "-id")[:limit]
+    )
+
+
+def get_round(tournament, round_id):
+    round_ = (
+        Round.objects.filter(pk=round_id, stage__tournament=tournament)
+        .select_related("stage")
+        .first()
+    )
+    if round_ is None:
+        raise Http404("No such round")
+    return round_
+
+
+def get_stage(tournament, stage_id):
+    stage = tournament.stages.filter(pk=stage_id).first()
+    if stage is None:
+        raise Http404("No such stage")
+    return stage
+
+
+def get_group(tournament, group_id):
+    group = (
+        Group.objects.filter(pk=group_id, stage__tournament=tournament)
+        .select_related("stage")
+        .first()
+    )
+    if group is None:
+        raise Http404("No such group")
+    return group
+
+
+def get_match(tournament, match_id):
+    found = _matches(
+        Match.objects.filter(pk=match_id, round__stage__tournament=tournament).select_related(
+            "round__stage"
+        )
+    )
+    if not found:
+        raise Http404("No such match")
+    return found[0]
+
+
+# --- standings --------------------------------------------------------------------------------
+
+
+@dataclass
+class StandingsTable:
+    """A group's standings as the template shows them."""
+
+    group: Any
+    rows: list = field(default_factory=list)
+    tiebreak_columns: list = field(default_factory=list)  # (value, label)
+    grid_lines: list = field(default_factory=list)  # lines in rank order
+    grid: list = field(default_factory=list)  # rows of cells (VP or None)
+
+
+def _table_from(group_table, tournament):
+    """``services.standings.GroupTable`` → what the templates show."""
+    used = [TieBreak(t) for t in group_table.tiebreaks if t in TieBreak.values]
+    columns = [(t.value, t.label) for t in used if t != TieBreak.MP]
+    shown = []
+    for row in group_table.rows:
+        values = row.tiebreak_values
+        shown.append(
+            {
+                "rank": row.rank,
+                "shared_rank": row.shared_rank,
+                "line": row.line,
+                "line_id": row.line.pk,
+                "played": row.played,
+                "won": row.won,
+                "drawn": row.drawn,
+                "lost": row.lost,
+                "vp": row.vp,
+                "mp": row.mp,
+                "points_scored": row.points_scored,
+                "tiebreaks": [values.get(value) for value, _label in columns],
+            }
+        )
+    order = [r["line_id"] for r in shown]
+    grid = group_table.grid
+    grid_rows = [
+        {
+            "line": r["line"],
+            "cells": [None if a == b else {"vp": grid.get((a, b))} for b in order],
+        }
+        for a, r in zip(order, shown, strict=True)
+        # an open of hundreds of lines has no use for a line-by-line grid
+        if not group_table.group.stage.is_paired_by_round
+    ]
+    return StandingsTable(
+        group=group_table.group,
+        rows=shown,
+        tiebreak_columns=columns,
+        grid_lines=[r["line"] for r in shown] if grid_rows else [],
+        grid=grid_rows,
+    )
+
+
+def group_standings_table(group, tournament):
+    """One group's rows, the tie-break columns the tournament uses and the VP grid."""
+    from tournaments.services import standings
+
+    group.stage.tournament = tournament  # spare the service a query
+    return _table_from(standings.group_table(group), tournament)
+
+
+def stage_standings_tables(stage, tournament):
+    """Every group of a round-robin stage, in a fixed number of queries."""
+    from tournaments.services import standings
+
+    stage.tournament = tournament
+    return [_table_from(table, tournament) for table in standings.stage_tables(stage)]
+
+
+def direction_tables(stage, tables):
+    """A Mitchell stage's standings per direction: North-South and East-West, by VP."""
+    from tournaments.algorithms.mitchell import Direction
+    from tournaments.services.pairing import line_directions
+
+    if stage.kind != Stage.Kind.MITCHELL or not tables:
+        return []
+    directions = line_directions(stage)
+    result = []
+    for direction, label in (
+        (Direction.NORTH_SOUTH, _("North-South")),
+        (Direction.EAST_WEST, _("East-West")),
+    ):
+        rows = [row for row in tables[0].rows if directions.get(row["line_id"]) is direction]
+        result.append((label, [{**row, "rank": place} for place, row in enumerate(rows, 1)]))
+    return result
+
+
+# --- bracket ----------------------------------------------------------------------------------
+
+
+def knockout_matches(stage):
+    """Every match of a knock-out stage, by round then bracket position."""
+    return _matches(
+        Match.objects.filter(round__stage=stage).order_by(
+            "round__number", "is_third_place", "bracket_position", "id"
+        )
+    )
+
+
+# --- match page -------------------------------------------------------------------------------
+
+
+class DealSide(NamedTuple):
+    """One line's part of a deal, as the match page shows it."""
+
+    points: int
+    breakdown: dict[str, int]
+
+
+def match_deals(match) -> list[dict[str, Any]]:
+    """The deals of the result in force: ``[{"number", "home", "away", "is_tiebreak",
+    "is_penalty"}]`` with a :class:`DealSide` per line; one query."""
+    return [
+        {
+            "number": deal.number,
+            "home": DealSide(deal.points[0], deal.breakdown[0]),
+            "away": DealSide(deal.points[1], deal.breakdown[1]),
+            "is_tiebreak": deal.is_tiebreak,
+            "is_penalty": deal.is_penalty,
+        }
+        for deal in deals_of_match(match)
+    ]
+
+
+def scoring_categories(tournament):
+    """The breakdown keys of a deal of ``tournament`` (variant and options), from the engine."""
+    from scopa.variants import get_variant
+
+    return get_variant(tournament.variant).category_keys(tournament.options or {})
+
+
+def category_label(category):
+    """A breakdown key's label in the active language, from the engine's registry."""
+    from scopa.variants import category_label as label
+
+    return label(category, engine_lang())
+
+
+def breakdown_categories(deals, variant=Variant.SCOPA, options=None):
+    """The categories to show as columns: the variant's own, then any other present."""
+    from scopa.variants import get_variant
+
+    shown = get_variant(variant).category_keys(options or {})
+    extra = []
+    for row in deals:
+        for side in ("home", "away"):
+            deal = row[side]
+            for key in (deal.breakdown or {}) if deal else ():
+                if key not in shown and key not in extra:
+                    extra.append(key)
+    return list(shown) + extra
+
+
+# --- players and lines ------------------------------------------------------------------------
+
+
+def get_player(player_id, user=None):
+    """The player if ``user`` sees one of their tournaments; 404 otherwise (names do not leak)."""
+    player = visible_players(user).filter(pk=player_id).first()
+    if player is None:
+        raise Http404("No such player")
+    return player
+
+
+def get_line(line_id, user=None):
+    """The line if ``user`` sees one of its tournaments; 404 otherwise."""
+    line = (
+        visible_lines(user)
+        .filter(pk=line_id)
+        .prefetch_related(Prefetch("members", queryset=LineMember.objects.select_related("player")))
+        .first()
+    )
+    if line is None:
+        raise Http404("No such line")
+    return line
+
+
+def public_results_for_lines(line_ids, user=None):
+    """MatchResults of these lines in tournaments ``user`` may see, newest first, with the
+    opponent."""
+    results = list(
+        MatchResult.objects.filter(
+            line_id__in=line_ids,
+            match__round__stage__tournament__in=visible_tournaments(user).values("pk"),
+        )
+        .select_related(
+            "line",
+            "match__home",
+            "match__away",
+            "match__round__stage__tournament",
+        )
+        .order_by(
+            "-match__round__stage__tournament__start_date",
+            "-match__round__stage__tournament_id",
+            "-match__round__stage__order",
+            "-match__round__number",
+            "-id",
+        )
+    )
+    for result in results:
+        match = result.match
+        # shown beside the result on the player page
+        result.opponent = match.away if result.line_id == match.home_id else match.home  # type: ignore[attr-defined]
+        result.tournament = match.round.stage.tournament  # type: ignore[attr-defined]
+    return results
+
+
+def totals_by_tournament(results):
+    """Per tournament (newest first): matches, won/drawn/lost, VP and MP totals."""
+    totals: dict[int, dict[str, Any]] = {}
+    for result in results:
+        t = totals.setdefault(
+            result.tournament.pk,
+            {
+                "tournament": result.tournament,
+                "played": 0,
+                "won": 0,
+                "drawn": 0,
+                "lost": 0,
+                "vp": 0,
+                "mp": 0,
+            },
+        )
+        if result.opponent is None:  # a bye is not a match played
+            continue
+        t["played"] += 1
+        t["won"] += result.won
+        t["drawn"] += result.drawn
+        t["lost"] += not (result.won or result.drawn)
+        t["vp"] += result.vp
+        t["mp"] += result.mp
+    return list(totals.values())
+
+
+def player_lines(player, user=None):
+    """The player's lines that ``user`` may see (entered in a tournament they see)."""
+    return list(visible_lines(user).filter(members__player=player).order_by("name").distinct())
+
+
+# --- desk -------------------------------------------------------------------------------------
+
+
+def organized_tournaments(user):
+    """The tournaments whose desk ``user`` may open."""
+    return list(managed_tournaments(user, Action.VIEW_DESK).order_by("-start_date", "name"))
+
+
+def desk_stages(tournament):
+    return list(
+        tournament.stages.order_by("order").annotate(
+            n_matches=Count("rounds__matches", distinct=True),
+            n_done=Count(
+                "rounds__matches",
+                filter=Q(rounds__matches__status=Match.Status.DONE),
+                distinct=True,
+            ),
+            n_rounds=Count("rounds", distinct=True),
+        )
+    )
+
+
+def missing_results(tournament, limit=200):
+    """Matches with both lines known and no result yet, in play order."""
+    return _matches(
+        tournament_matches(tournament)
+        .exclude(status=Match.Status.DONE)
+        .filter(home__isnull=False, away__isnull=False)
+        .order_by("round__stage__order", "round__number", "table_number", "id")[:limit]
+    )
+
+
+def recent_changes(tournament, limit=30):
+    return list(
+        ChangeLog.objects.filter(tournament=tournament)
+        .select_related("user", "match__home", "match__away")
+        .order_by("-created_at", "-id")[:limit]
+    )
+
+
+def desk_match(tournament, match_id):
+    match = (
+        Match.objects.filter(pk=match_id, round__stage__tournament=tournament)
+        .select_related("home", "away", "round__stage", "winner", "offender", "group")
+        .first()
+    )
+    if match is None:
+        raise Http404("No such match")
+    return match
+
+
+def stage_rounds(stage):
+    return list(Round.objects.filter(stage=stage).order_by("number"))
+
+
+def all_stage_objects(tournament):
+    return Stage.objects.filter(tournament=tournament).order_by("order")
+
+
+def rounds_of(tournament):
+    return list(
+        Round.objects.filter(stage__tournament=tournament).order_by("stage__order", "number")
+    )
+
+
+def match_versions(match):
+    """Every version of a match's result, newest first, with who made and decided it."""
+    return list(
+        ResultVersion.objects.filter(match=match)
+        .select_related("author", "decided_by", "based_on", "submission")
+        .order_by("-number")
+    )
+
+
+def pending_decisions(tournament, limit=200):
+    """Versions waiting for the organizer's decision (oldest first: first come, first decided)."""
+    return list(
+        ResultVersion.objects.filter(
+            match__round__stage__tournament=tournament, status=ResultVersion.Status.AWAITING
+        )
+        .select_related("match__home", "match__away", "match__round__stage", "author")
+        .order_by("created_at", "id")[:limit]
+    )
