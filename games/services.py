@@ -1136,8 +1136,8 @@ def _store_verdict(match, submission, verdict, version, *, locked=False, savepoi
     decides whether it comes into force or waits for the organizer. A record that already has a
     version (a rerun) only gets its verdict refreshed and a report: a rerun applies nothing by
     itself. The caller saves the submission's ``VERDICT_FIELDS``. ``savepoint=False``: the
-    caller's :class:`~tournaments.services.results.ResultBatch` says this result writes nothing
-    before its flush.
+    caller's ``ResultBatch`` (``tournaments.services.results.batch``) says this result writes
+    nothing before its flush.
     """
     from tournaments.exceptions import ResultError
     from tournaments.services.results import apply_verified_result, decision_from_verdict, sheet_of

@@ -324,7 +324,7 @@ def test_results_changed_leaves_out_a_match_whose_stage_went_between_its_two_rea
     kept, gone = factories.tournament(lines=4), factories.tournament(lines=4)
     # more matches than are read with their stages joined in (6 each)
     announced = [m.pk for m in factories.matches(kept) + factories.matches(gone)]
-    assert len(announced) > results.JOINED_STAGES_UP_TO
+    assert len(announced) > results.batch.JOINED_STAGES_UP_TO
     gone_stage = gone.stages.get().pk
     real_in_bulk = QuerySet.in_bulk
 

@@ -11,6 +11,7 @@ from scoresheets.models import TableReport
 from scoresheets.services import links, reports
 from tests.scoresheets.test_reports import OTHER, SHEET
 from tests.tournaments.conftest import KO, make_tournament
+from tournaments.exceptions import ResultError
 from tournaments.models import Match, ResultVersion
 from tournaments.services import results, schedule
 
@@ -107,7 +108,7 @@ def test_a_sheet_of_a_line_moved_out_of_a_knockout_match_cannot_be_signed(db):
     results.save_result(semis[0], reports.deals_payload(OTHER), based_on=current.number)
     final.refresh_from_db()
     assert winner.pk not in (final.home_id, final.away_id)
-    with pytest.raises(results.ResultError):
+    with pytest.raises(ResultError):
         reports.accept(links.link_for(tournament, opponent), final)
     assert final.status != Match.Status.DONE
 

@@ -11,7 +11,7 @@ from ratings.services.export import build_document
 from ratings.services.importer import import_document
 from tests.pages.factories import play_stage, winning_deals
 from tournaments.algorithms import mitchell
-from tournaments.exceptions import PairingError
+from tournaments.exceptions import PairingError, ResultError
 from tournaments.models import (
     ChangeLog,
     Entry,
@@ -170,7 +170,7 @@ def test_byes_are_result_versions_of_the_bye_source_and_flag_no_round(
     assert not Round.objects.filter(stage=stage, needs_review=True).exists()
     assert third.number == 3
     # one writer: nobody enters or deletes a bye's result by hand
-    with pytest.raises(results.ResultError):
+    with pytest.raises(ResultError):
         results.delete_result(bye)
 
 

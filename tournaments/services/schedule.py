@@ -65,7 +65,7 @@ def _refuse_losing_records(stage):
     for relation in Match._meta.related_objects:
         if relation.on_delete is not models.PROTECT:
             continue
-        kept = relation.related_model._default_manager.filter(
+        kept = relation.field.model._default_manager.filter(
             **{f"{relation.field.name}__round__stage": stage}
         )
         if kept.exists():
