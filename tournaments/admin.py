@@ -13,7 +13,6 @@ import logging
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
-from django.db import transaction
 from django.db.models import IntegerField, OuterRef, Q, Subquery
 from django.forms.models import BaseInlineFormSet
 from django.http import HttpResponseRedirect
@@ -33,12 +32,8 @@ from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.forms import (
     CloseStageForm,
     CreateGroupsForm,
-    DealFormSet,
     LineImportForm,
     PresetTournamentForm,
-    ResultForm,
-    deals_from_formset,
-    result_categories,
 )
 from tournaments.models import (
     ChangeLog,
@@ -69,7 +64,6 @@ from tournaments.services import (
     standings,
 )
 from tournaments.services import vp as vp_services
-from tournaments.sources import ResultSource
 
 from . import admin_texts  # noqa: F401  (site header, gender-neutral admin messages)
 
@@ -836,7 +830,6 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
     raw_id_fields = ["next_match", "loser_next_match", "round", "group"]
     readonly_fields = ["status", "outcome", "winner", "offender", "has_tiebreak", "deals"]
     inlines = [MatchResultInline]
-    actions = ["delete_results"]
     list_per_page = 100
     show_full_result_count = False
 
@@ -883,7 +876,8 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
     def result_link(self, obj):
         if obj.is_bye or obj.home_id is None or obj.away_id is None:
             return "—"
-        url = reverse("admin:tournaments_enter_result", args=[obj.pk])
+        # Results are entered, corrected and deleted on the desk, the one place for them.
+        url = reverse("desk:match", args=[obj.round.stage.tournament.slug, obj.pk])
         label = _("change result") if obj.status == Match.Status.DONE else _("enter result")
         return format_html('<a href="{}">{}</a>', url, label)
 
@@ -896,142 +890,6 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
             user=request.user,
             fields=sorted(form.changed_data),
         )
-
-    def get_urls(self):
-        wrap = self.admin_site.admin_view
-        return [
-            path(
-                "<int:pk>/enter-result/",
-                wrap(self.enter_result_view),
-                name="tournaments_enter_result",
-            ),
-            *super().get_urls(),
-        ]
-
-    def _initial_deals(self, match, current, categories):
-        """The formset's rows for the deals of ``current``, the version in force the form is
-        based on."""
-        known = {key for key, _label in categories}
-        rows = []
-        for deal in results.deals_of_version(match, current):
-            row = {"tiebreak": deal.is_tiebreak, "penalty": deal.is_penalty}
-            for side, name in enumerate(("home", "away")):
-                row[f"{name}_points"] = deal.points[side]
-                # a key the variant does not score (an old catch-all) has no column: the
-                # referee then asks for the breakdown to be corrected before saving
-                for key, value in deal.breakdown[side].items():
-                    if key in known:
-                        row[f"{name}_{key}"] = value
-            if deal.last_capture is not None:
-                row["last_capture"] = ("home", "away")[deal.last_capture]
-            rows.append(row)
-        return rows
-
-    def enter_result_view(self, request, pk):
-        match = get_object_or_404(
-            self.get_queryset(request).select_related("home", "away", "round__stage__tournament"),
-            pk=pk,
-        )
-        if not self.has_change_permission(request, match):
-            return HttpResponseRedirect(reverse("admin:tournaments_match_changelist"))
-        tournament = match.round.stage.tournament
-        categories = result_categories(tournament)
-        if request.method == "POST":
-            form = ResultForm(request.POST)
-            formset = DealFormSet(
-                request.POST, prefix="deals", form_kwargs={"categories": categories}
-            )
-            if form.is_valid() and formset.is_valid():
-                data = form.cleaned_data
-                offender = {"home": match.home, "away": match.away}.get(data["offender"])
-                try:
-                    results.enter_result(
-                        match,
-                        deals_from_formset(formset),
-                        outcome=data["outcome"],
-                        offender=offender,
-                        user=request.user,
-                        time_expired=data["time_expired"],
-                        based_on=data["based_on"],
-                        source=ResultSource.ADMIN,
-                    )
-                except TournamentError as error:
-                    messages.error(request, _("Result refused: %(error)s") % {"error": error})
-                else:
-                    messages.success(request, _("Result stored for %(match)s.") % {"match": match})
-                    return HttpResponseRedirect(reverse("admin:tournaments_match_changelist"))
-        else:
-            current = results.in_force(match)
-            initial_deals = self._initial_deals(match, current, categories)
-            default_deals = tournament.end_value if tournament.end_rule == "deals" else 3
-            formset = DealFormSet(
-                prefix="deals",
-                initial=initial_deals or [{} for _i in range(default_deals)],
-                form_kwargs={"categories": categories},
-            )
-            offender = ""
-            if match.offender_id:
-                offender = "home" if match.offender_id == match.home_id else "away"
-            form = ResultForm(
-                initial={
-                    "outcome": match.outcome or Outcome.COMPLETED,
-                    "offender": offender,
-                    "based_on": current.number if current else "",
-                }
-            )
-        context = {
-            **self.admin_site.each_context(request),
-            "title": _("Result of %(match)s") % {"match": match},
-            "match": match,
-            "tournament": tournament,
-            "form": form,
-            "formset": formset,
-            "categories": categories,
-            "opts": self.model._meta,
-            "original": match,
-        }
-        return TemplateResponse(request, "admin/tournaments/match/enter_result.html", context)
-
-    @admin.action(description=gettext_lazy("Delete the results of the selected matches"))
-    def delete_results(self, request, queryset):
-        queryset = queryset.filter(status=Match.Status.DONE).exclude(outcome=Outcome.BYE)
-        if not request.user.is_superuser:
-            queryset = queryset.filter(
-                round__stage__tournament__in=access.managed_tournaments(
-                    request.user, Action.ENTER_RESULTS
-                ).values("pk")
-            )
-        if "apply" not in request.POST:
-            return confirm_page(
-                self,
-                request,
-                queryset,
-                action="delete_results",
-                title=_("Delete results"),
-                message=_(
-                    "The deals and results of these matches will be deleted and the matches "
-                    "set back to scheduled. This cannot be undone."
-                ),
-            )
-        deleted, refused = 0, []
-        # latest rounds first, so a later knock-out result goes before the one it depends on
-        for match in queryset.order_by("-round__number", "id"):
-            try:
-                with transaction.atomic():
-                    results.delete_result(match, user=request.user)
-                deleted += 1
-            except TournamentError as error:
-                refused.append(f"{match}: {error}")
-        if deleted:
-            self.message_user(
-                request,
-                ngettext("%(n)d result deleted.", "%(n)d results deleted.", deleted)
-                % {"n": deleted},
-                messages.SUCCESS,
-            )
-        for message in refused:
-            self.message_user(request, message, messages.ERROR)
-        return None
 
 
 class ChangeActionFilter(admin.SimpleListFilter):

@@ -1,23 +1,11 @@
-"""Organizer forms: tournament from a preset, CSV import, result entry, stage actions."""
+"""The admin's forms for its tournament and stage actions (results are entered on the desk)."""
 
 from __future__ import annotations
 
 import datetime
 
 from django import forms
-from django.forms import formset_factory
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
-
-from tournaments.models import Outcome
-
-
-def result_categories(tournament):
-    """``[(key, label)]``: the breakdown columns of a deal of ``tournament``, from the engine's
-    variant registry (the variant's categories under its options)."""
-    from tournaments.selectors import category_label, scoring_categories
-
-    return [(key, category_label(key)) for key in scoring_categories(tournament)]
 
 
 class PresetTournamentForm(forms.Form):
@@ -107,99 +95,3 @@ class CloseStageForm(forms.Form):
         initial=2,
         help_text=_("The top K of each group go to the next knock-out stage, crossed."),
     )
-
-
-class ResultForm(forms.Form):
-    """Outcome of a match; the deals come from :data:`DealFormSet`."""
-
-    outcome = forms.ChoiceField(
-        label=_("outcome"),
-        choices=[(value, label) for value, label in Outcome.choices if value != Outcome.BYE],
-        initial=Outcome.COMPLETED,
-    )
-    offender = forms.ChoiceField(
-        label=_("offending line"),
-        required=False,
-        choices=[
-            ("", "—"),
-            ("home", pgettext_lazy("side of a match", "Home")),
-            ("away", pgettext_lazy("side of a match", "Away")),
-        ],
-        help_text=_("For a timeout, abandon or forfeit."),
-    )
-    time_expired = forms.BooleanField(
-        label=_("time ran out"),
-        required=False,
-        help_text=_("A time-limited match ended when time ran out: the line ahead wins."),
-    )
-    based_on = forms.CharField(required=False, widget=forms.HiddenInput)
-    """The version in force when the form was shown: a save over a newer one is refused."""
-
-
-class DealForm(forms.Form):
-    """One deal of the admin's result form; ``categories`` are :func:`result_categories`."""
-
-    tiebreak = forms.BooleanField(label=_("tie-break"), required=False)
-    penalty = forms.BooleanField(label=_("penalty"), required=False)
-    last_capture = forms.ChoiceField(
-        label=_("last capture"),
-        required=False,
-        choices=[
-            ("", "—"),
-            ("home", pgettext_lazy("side of a match", "Home")),
-            ("away", pgettext_lazy("side of a match", "Away")),
-        ],
-    )
-
-    def __init__(self, *args, categories=(), **kwargs):
-        super().__init__(*args, **kwargs)
-        self.categories = list(categories)
-        for side in ("home", "away"):
-            self.fields[f"{side}_points"] = forms.IntegerField(
-                label=_("points"), min_value=0, max_value=99, required=False
-            )
-            for key, label in self.categories:
-                self.fields[f"{side}_{key}"] = forms.IntegerField(
-                    label=label, min_value=0, max_value=99, required=False
-                )
-
-    def side_fields(self, side):
-        return [self[f"{side}_points"]] + [self[f"{side}_{key}"] for key, _label in self.categories]
-
-    def home_fields(self):
-        return self.side_fields("home")
-
-    def away_fields(self):
-        return self.side_fields("away")
-
-    def is_blank(self):
-        data = getattr(self, "cleaned_data", {}) or {}
-        return not any(
-            data.get(f"{side}_{key}")
-            for side in ("home", "away")
-            for key in ["points"] + [k for k, _label in self.categories]
-        ) and not (data.get("tiebreak") or data.get("penalty"))
-
-    def as_deal(self):
-        data = self.cleaned_data
-        deal = {"points": [], "breakdown": []}
-        for side in ("home", "away"):
-            breakdown = {key: data.get(f"{side}_{key}") or 0 for key, _label in self.categories}
-            breakdown = {k: v for k, v in breakdown.items() if v}
-            points = data.get(f"{side}_points")
-            deal["points"].append(sum(breakdown.values()) if points is None else points)
-            deal["breakdown"].append(breakdown)
-        deal["tiebreak"] = bool(data.get("tiebreak"))
-        deal["penalty"] = bool(data.get("penalty"))
-        if data.get("last_capture"):
-            deal["last_capture"] = 0 if data["last_capture"] == "home" else 1
-        return deal
-
-
-DealFormSet = formset_factory(DealForm, extra=0, min_num=1, max_num=40, validate_max=True)
-
-
-def deals_from_formset(formset):
-    """Deals in order, blank trailing rows dropped."""
-    deals = [form.as_deal() for form in formset.forms if not form.is_blank()]
-    return deals

@@ -27,7 +27,6 @@ pytestmark = pytest.mark.django_db
 METHODS = ("GET", "POST")
 ADMIN_POSTS = {
     # admin forms that change tournament data: their POST is part of the matrix too
-    "admin:tournaments_enter_result",
     "admin:tournaments_match_change",
     "admin:tournaments_stage_change",
     "admin:tournaments_tournament_change",

@@ -203,7 +203,7 @@ def test_no_injected_script_runs_anywhere(xss_tournament, page_factory):
 
 
 def test_the_admin_and_the_api_docs_work_under_the_policy(xss_tournament, page_factory):
-    tournament, match = xss_tournament
+    tournament, _match = xss_tournament
     User.objects.create_superuser("xss-admin", password="xss-admin-4321")
     page = page_factory()
     page.add_init_script(SENTINEL)
@@ -219,13 +219,6 @@ def test_the_admin_and_the_api_docs_work_under_the_policy(xss_tournament, page_f
     ):
         assert page.goto(url).status == 200, url
         _assert_clean(page, url)
-    # the admin's result form: its "Add a deal" script is a static file now
-    url = reverse("admin:tournaments_enter_result", args=[match.pk])
-    assert page.goto(url).status == 200
-    rows = page.locator("#deals tbody tr.deal-row").count()
-    page.locator("#add-deal").click()
-    assert page.locator("#deals tbody tr.deal-row").count() == rows + 1
-    _assert_clean(page, url)
     page.goto(reverse("api-docs"))
     page.locator(".swagger-ui .info").wait_for(timeout=15_000)
     assert page.evaluate("window.__xss") == 0

@@ -379,3 +379,17 @@ def test_a_knockout_decided_by_the_last_capture_can_be_corrected_as_shown(client
     assert client.post(url, data).status_code == 302
     match.refresh_from_db()
     assert match.winner_id == match.away_id
+
+
+def test_deleting_a_result_on_the_desk_needs_a_reason_and_is_logged(client, organizer, match):
+    client.force_login(organizer)
+    url = reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk])
+    assert client.post(url, _form(match, [(WIN, {"scope": 2})])).status_code == 302
+    refused = client.post(url, {"action": "delete", "based_on": "1", "reason": ""})
+    match.refresh_from_db()
+    assert refused.status_code == 400 and match.status == Match.Status.DONE
+    client.post(url, {"action": "delete", "based_on": "1", "reason": "wrong table"})
+    match.refresh_from_db()
+    assert match.status == Match.Status.SCHEDULED
+    assert not MatchResult.objects.filter(match=match).exists()
+    assert ChangeLog.objects.filter(match=match, action="result.deleted", user=organizer).exists()

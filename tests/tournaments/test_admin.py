@@ -8,7 +8,6 @@ from django.urls import reverse
 from tests.tournaments.conftest import KO, RR, make_tournament
 from tournaments.models import ChangeLog, Match, Outcome, Stage, Tournament
 from tournaments.services import schedule
-from tournaments.services.results import deals_of_match
 
 
 @pytest.fixture
@@ -27,22 +26,6 @@ def played_setup(organizer):
     return tournament, stage
 
 
-def deal_post(rows, **extra):
-    data = {
-        "deals-TOTAL_FORMS": str(len(rows)),
-        "deals-INITIAL_FORMS": "0",
-        "deals-MIN_NUM_FORMS": "1",
-        "deals-MAX_NUM_FORMS": "40",
-        "outcome": "completed",
-        "offender": "",
-    }
-    data.update(extra)
-    for i, (home, away) in enumerate(rows):
-        data[f"deals-{i}-home_scope"] = str(home)
-        data[f"deals-{i}-away_scope"] = str(away)
-    return data
-
-
 @pytest.mark.django_db
 def test_pages_render(client, played_setup):
     tournament, stage = played_setup
@@ -55,7 +38,6 @@ def test_pages_render(client, played_setup):
         reverse("admin:tournaments_standings", args=[tournament.pk]),
         reverse("admin:tournaments_match_changelist"),
         reverse("admin:tournaments_match_change", args=[match.pk]),
-        reverse("admin:tournaments_enter_result", args=[match.pk]),
         reverse("admin:tournaments_stage_changelist"),
         reverse("admin:tournaments_line_changelist"),
         reverse("admin:tournaments_vptable_changelist"),
@@ -89,25 +71,6 @@ def test_create_from_preset(client, organizer):
 
 
 @pytest.mark.django_db
-def test_enter_result_form_stores_and_refuses(client, played_setup, organizer):
-    _tournament, stage = played_setup
-    match = Match.objects.filter(round__stage=stage).exclude(outcome=Outcome.BYE).first()
-    url = reverse("admin:tournaments_enter_result", args=[match.pk])
-    response = client.post(url, deal_post([(4, 1), (3, 3)]), follow=True)
-    assert response.status_code == 200
-    assert "Result refused" in response.content.decode() or "rifiutato" in response.content.decode()
-    assert deals_of_match(match) == []
-    response = client.post(url, deal_post([(4, 1), (3, 3), (5, 0)]))
-    assert response.status_code == 302
-    match.refresh_from_db()
-    assert match.status == Match.Status.DONE and match.winner_id == match.home_id
-    entry = ChangeLog.objects.get(match=match, action="result.entered")
-    assert entry.user == organizer
-    # the form shows the stored deals again
-    assert client.get(url).status_code == 200
-
-
-@pytest.mark.django_db
 def test_generate_rounds_asks_before_regenerating(client, played_setup):
     _tournament, stage = played_setup
     url = reverse("admin:tournaments_stage_changelist")
@@ -118,24 +81,6 @@ def test_generate_rounds_asks_before_regenerating(client, played_setup):
     client.post(url, {**data, "apply": "1"})
     after = set(Match.objects.filter(round__stage=stage).values_list("pk", flat=True))
     assert before and after and not before & after
-
-
-@pytest.mark.django_db
-def test_delete_results_asks_for_confirmation(client, played_setup):
-    from tournaments.services import results
-
-    _tournament, stage = played_setup
-    match = Match.objects.filter(round__stage=stage).exclude(outcome=Outcome.BYE).first()
-    results.enter_result(match, [{"points": [11, 0], "breakdown": [{"scope": 11}, {}]}])
-    url = reverse("admin:tournaments_match_changelist")
-    data = {"action": "delete_results", "_selected_action": [match.pk]}
-    assert client.post(url, data).status_code == 200
-    match.refresh_from_db()
-    assert match.status == Match.Status.DONE
-    client.post(url, {**data, "apply": "1"})
-    match.refresh_from_db()
-    assert match.status == Match.Status.SCHEDULED
-    assert ChangeLog.objects.filter(match=match, action="result.deleted").exists()
 
 
 @pytest.mark.django_db
@@ -233,20 +178,11 @@ def test_the_lines_of_a_played_match_cannot_be_swapped_in_the_admin(client, play
 
 @pytest.mark.django_db
 def test_admin_messages_count_one_in_the_singular(client, played_setup):
-    from tournaments.services import results
-
-    tournament, stage = played_setup
+    tournament, _stage = played_setup
     url = reverse("admin:tournaments_import_lines", args=[tournament.pk])
     bad = SimpleUploadedFile("lines.csv", b"line,player 1\n,Senza nome\n", "text/csv")
     page = client.post(url, {"file": bad}, HTTP_ACCEPT_LANGUAGE="it").content.decode()
     assert "trovato 1 problema." in page
-    match = Match.objects.filter(round__stage=stage).exclude(outcome=Outcome.BYE).first()
-    results.enter_result(match, [{"points": [11, 0], "breakdown": [{"scope": 11}, {}]}])
-    data = {"action": "delete_results", "_selected_action": [match.pk], "apply": "1"}
-    page = client.post(
-        reverse("admin:tournaments_match_changelist"), data, follow=True
-    ).content.decode()
-    assert "1 risultato eliminato." in page
 
 
 @pytest.mark.django_db
@@ -276,7 +212,7 @@ def test_a_tournament_with_unusable_rules_is_refused_by_its_form(field, value):
 
 
 @pytest.mark.django_db
-def test_admin_result_form_shows_the_last_capture_of_a_level_third_tiebreak(client, organizer):
+def test_the_admins_match_page_lists_the_deals_and_sends_results_to_the_desk(client, organizer):
     from tests.tournaments.helpers import deal, deals
     from tournaments.services import results
 
@@ -287,10 +223,11 @@ def test_admin_result_form_shows_the_last_capture_of_a_level_third_tiebreak(clie
     level = [deal(1, 1, tiebreak=True) for _ in range(3)]
     level[-1]["last_capture"] = 1  # the away line captured last: the home line wins
     results.enter_result(match, [*deals((2, 2), (1, 1), (3, 3)), *level])
-    response = client.get(reverse("admin:tournaments_enter_result", args=[match.pk]))
-    formset = response.context["formset"]
-    assert [form.initial.get("last_capture") for form in formset.forms][-1] == "away"
     # the match's own page lists the deals of the result in force, read from its version
     page = client.get(reverse("admin:tournaments_match_change", args=[match.pk])).content.decode()
     assert "1. 2 – 2<br>2. 1 – 1<br>3. 3 – 3<br>4. 1 – 1 (" in page
     assert "6. 1 – 1 (" in page
+    # results are entered on the desk, the one place for them: the admin links there
+    listing = client.get(reverse("admin:tournaments_match_changelist")).content.decode()
+    assert reverse("desk:match", args=[tournament.slug, match.pk]) in listing
+    assert "enter-result" not in listing and "delete_results" not in listing

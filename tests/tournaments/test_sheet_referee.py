@@ -154,39 +154,6 @@ def test_an_impossible_sheet_on_the_desk_is_refused_with_the_sentence(client):
     assert nothing_stored(match)
 
 
-def test_the_admin_form_shows_only_the_variants_categories(admin_client):
-    match = first_match("scopa-15-a-31")
-    html = admin_client.get(
-        reverse("admin:tournaments_enter_result", args=[match.pk])
-    ).content.decode()
-    assert 'name="deals-0-home_sette"' in html and 'name="deals-0-home_poche_carte"' in html
-    assert 'name="deals-0-home_primiera"' not in html and "home_other" not in html
-
-
-def test_the_admin_form_refuses_an_impossible_sheet(admin_client):
-    match = first_match("scopa-classica-11")
-    url = reverse("admin:tournaments_enter_result", args=[match.pk])
-    data = {
-        "outcome": "completed",
-        "offender": "",
-        "deals-TOTAL_FORMS": "1",
-        "deals-INITIAL_FORMS": "0",
-        "deals-MIN_NUM_FORMS": "1",
-        "deals-MAX_NUM_FORMS": "40",
-        "deals-0-home_scope": "9",
-        "deals-0-home_carte": "1",
-        "deals-0-away_carte": "1",
-        "deals-0-home_primiera": "1",
-    }
-    with translation.override("it"):
-        response = admin_client.post(url, data, follow=True, HTTP_ACCEPT_LANGUAGE="it")
-    assert "Carte: in una smazzata" in response.content.decode()
-    assert nothing_stored(match)
-
-
-# --------------------------------------------------------------------------- timed knock-out
-
-
 def test_timed_knockout_tie_goes_to_the_tie_break_deals_at_the_desk():
     """rules.md (seed 000, "Parità"): a knock-out tied when time runs out plays the tie-break
     deals, never further regular deals (the old desk asked for further deals instead)."""
