@@ -6,6 +6,7 @@ error). A desk socket joins both; a public page's socket only the first.
 """
 
 import asyncio
+import enum
 import logging
 import os
 import threading
@@ -16,6 +17,19 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 logger = logging.getLogger(__name__)
 
 MESSAGE_TYPE = "tournament.changed"
+
+
+class LiveEvent(enum.StrEnum):
+    """What changed, sent as the message's ``what``: the one list of the live pages' events."""
+
+    RESULT = "result"  # a match's result: every page of the tournament
+    STAGE = "stage"  # a stage opened, closed or reopened: every page
+    LOG = "log"  # a change-log entry: the desk only
+    RECORD = "record"  # a record refused or in error, waiting on the desk: the desk only
+
+    @property
+    def desk_only(self) -> bool:
+        return self in (LiveEvent.LOG, LiveEvent.RECORD)
 SEND_TIMEOUT_S = 5.0
 
 
@@ -85,13 +99,15 @@ def desk_group_name(tournament_id: int) -> str:
     return f"desk.{tournament_id}"
 
 
-def announce(tournament_id: int, what: str, *, desk_only: bool = False) -> None:
-    """Tell every connected page of the tournament (or only its desk) to refresh; never raises."""
+def announce(tournament_id: int, event: LiveEvent) -> None:
+    """Tell every connected page of the tournament (or, for a desk-only event, its desk) to
+    refresh; never raises."""
     layer = get_channel_layer()
     if layer is None:
         return
-    group = desk_group_name(tournament_id) if desk_only else group_name(tournament_id)
-    message = {"type": MESSAGE_TYPE, "what": what}
+    what = LiveEvent(event)
+    group = desk_group_name(tournament_id) if what.desk_only else group_name(tournament_id)
+    message = {"type": MESSAGE_TYPE, "what": what.value}
     try:
         if isinstance(layer, InMemoryChannelLayer):
             # Its queues belong to the server's loop, which async_to_sync finds from a view;

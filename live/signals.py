@@ -5,25 +5,25 @@ and a record refused or in error for its desk only (results waiting for a decisi
 from django.db import transaction
 from django.db.models.signals import post_save
 
-from live.groups import announce
+from live.groups import LiveEvent, announce
 from tournaments.models import ChangeLog, Match, Stage
 from tournaments.signals import results_changed
 
 
 def on_results_changed(sender, matches, **kwargs):
     for tournament_id in {match.round.stage.tournament_id for match in matches}:
-        transaction.on_commit(lambda tournament_id=tournament_id: announce(tournament_id, "result"))
+        transaction.on_commit(lambda tournament_id=tournament_id: announce(tournament_id, LiveEvent.RESULT))
 
 
 def on_stage_saved(sender, instance, **kwargs):
     tournament_id = instance.tournament_id
-    transaction.on_commit(lambda: announce(tournament_id, "stage"))
+    transaction.on_commit(lambda: announce(tournament_id, LiveEvent.STAGE))
 
 
 def on_change_logged(sender, instance, created, **kwargs):
     if created:
         tournament_id = instance.tournament_id
-        transaction.on_commit(lambda: announce(tournament_id, "log", desk_only=True))
+        transaction.on_commit(lambda: announce(tournament_id, LiveEvent.LOG))
 
 
 def on_submission_saved(sender, instance, **kwargs):
@@ -36,7 +36,7 @@ def on_submission_saved(sender, instance, **kwargs):
         .first()
     )
     if tournament_id is not None:
-        transaction.on_commit(lambda: announce(tournament_id, "record", desk_only=True))
+        transaction.on_commit(lambda: announce(tournament_id, LiveEvent.RECORD))
 
 
 def connect():

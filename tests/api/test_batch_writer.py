@@ -12,6 +12,7 @@ from django.utils.translation import gettext
 
 from games import services
 from games.models import Submission
+from live.groups import LiveEvent
 from tests.api import factories
 from tests.pages.factories import winning_deals
 from tournaments.models import ChangeLog, Match, MatchResult, ResultVersion, Stage
@@ -395,4 +396,4 @@ def test_records_a_batch_refuses_are_announced_to_the_desk_once_per_tournament(
     states = dict(Submission.objects.filter(pk__in=ids).values_list("pk", "state"))
     assert [states[pk] for pk in ids] == ["rejected", "rejected", "verified"]
     records = [c for c in announce.call_args_list if c.args[1:] == ("record",)]
-    assert records == [mock.call(tournament.pk, "record", desk_only=True)]
+    assert records == [mock.call(tournament.pk, LiveEvent.RECORD)]
