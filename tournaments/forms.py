@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import Any, cast
 
 from django import forms
 from django.forms import formset_factory
@@ -43,7 +44,7 @@ class PresetTournamentForm(forms.Form):
         from tournaments.services.presets import preset_choices
 
         super().__init__(*args, **kwargs)
-        self.fields["preset"].choices = preset_choices()
+        cast(forms.ChoiceField, self.fields["preset"]).choices = preset_choices()
 
     def clean_slug(self):
         from tournaments.models import Tournament
@@ -54,7 +55,8 @@ class PresetTournamentForm(forms.Form):
         return slug
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if (
             data.get("end_date")
             and data.get("start_date")
@@ -182,7 +184,7 @@ class DealForm(forms.Form):
 
     def as_deal(self):
         data = self.cleaned_data
-        deal = {"points": [], "breakdown": []}
+        deal: dict[str, Any] = {"points": [], "breakdown": []}
         for side in ("home", "away"):
             breakdown = {key: data.get(f"{side}_{key}") or 0 for key, _label in self.categories}
             breakdown = {k: v for k, v in breakdown.items() if v}

@@ -46,7 +46,8 @@ def _member(value):
     return value.upper().replace("-", "_")
 
 
-Variant = models.TextChoices(
+# django-stubs types the class syntax of Choices only, not the functional API used here.
+Variant = models.TextChoices(  # type: ignore[call-overload]
     "Variant",
     [(_member(key), (key, _engine_label(v.name))) for key, v in VARIANTS.items()],
 )
@@ -68,7 +69,8 @@ class EndRule(models.TextChoices):
     DEALS = "deals", _("Number of deals")
 
 
-TieBreak = models.TextChoices(
+# django-stubs types the class syntax of Choices only, not the functional API used here.
+TieBreak = models.TextChoices(  # type: ignore[call-overload]
     "TieBreak",
     [(_member(key), (str(key), _(metric.label))) for key, metric in TIEBREAKS.items()],
 )
@@ -654,7 +656,8 @@ class Round(models.Model):
         return self.name or str(_("Round %(number)d") % {"number": self.number})
 
 
-Outcome = models.TextChoices(
+# django-stubs types the class syntax of Choices only, not the functional API used here.
+Outcome = models.TextChoices(  # type: ignore[call-overload]
     "Outcome",
     [(_member(key), (str(key), _(label))) for key, label in OUTCOME_LABELS.items()],
 )
