@@ -9,7 +9,9 @@ import logging
 import os
 
 from celery import Celery, signals
-from celery.fixups.django import DjangoFixup, DjangoWorkerFixup
+
+# celery-types describes DjangoFixup only, not the worker side it builds.
+from celery.fixups.django import DjangoFixup, DjangoWorkerFixup  # type: ignore[attr-defined]
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -46,6 +48,8 @@ class KeepConnectionsDjangoFixup(DjangoFixup):
     ``SCOPA_ENTRY_POINT`` before the settings load (they refuse a server without SECRET_KEY).
     """
 
+    _worker_fixup: DjangoWorkerFixup | None  # set by DjangoFixup.__init__
+
     @property
     def worker_fixup(self) -> DjangoWorkerFixup:
         if self._worker_fixup is None:
@@ -59,7 +63,9 @@ class KeepConnectionsDjangoFixup(DjangoFixup):
 
 def keep_connections_fixup(celery_app: Celery) -> DjangoFixup:
     """The app's Django fixup (named in ``Celery(fixups=...)`` instead of Celery's own)."""
-    return KeepConnectionsDjangoFixup(celery_app).install()
+    fixup = KeepConnectionsDjangoFixup(celery_app)
+    fixup.install()  # returns the fixup itself (its stub says None)
+    return fixup
 
 
 app = Celery("scopa", fixups=["config.celery:keep_connections_fixup"])

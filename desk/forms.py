@@ -7,6 +7,7 @@ to change when the registry becomes per variant); tie-breaks from ``TieBreak``.
 import datetime
 import io
 import logging
+from typing import cast
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -129,7 +130,7 @@ class TournamentWizardForm(forms.Form):
     def __init__(self, *args, preset="", **kwargs):
         super().__init__(*args, **kwargs)
         choices = preset_service.preset_choices()
-        self.fields["preset"].choices = choices
+        cast(forms.ChoiceField, self.fields["preset"]).choices = choices
         slugs = [slug for slug, _label in choices]
         self.preset_slug = preset if preset in slugs else slugs[0]
         chosen = preset_service.load_presets()[self.preset_slug]
@@ -146,6 +147,7 @@ class TournamentWizardForm(forms.Form):
         for name, kind, label, choices, default in rule_options(self.variant):
             field_name = f"option_{name}"
             initial = given.get(name, default)
+            field: forms.Field
             if kind == "bool":
                 field = forms.BooleanField(label=label, required=False, initial=initial)
             else:
@@ -191,7 +193,8 @@ class TournamentWizardForm(forms.Form):
         return [(label, TIEBREAK_HELP.get(value, "")) for value, label in TieBreak.choices]
 
     def clean(self):
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         chosen = [cleaned.get(f) for f in self.tiebreak_fields if cleaned.get(f)]
         if len(set(chosen)) != len(chosen):
             raise ValidationError(_("Each tie-break can be chosen once."))
@@ -331,7 +334,8 @@ class ImportLinesForm(forms.Form):
     )
 
     def clean(self):
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         if not cleaned.get("file") and not (cleaned.get("pasted") or "").strip():
             raise ValidationError(_("Choose a file or paste the lines."))
         return cleaned

@@ -7,6 +7,7 @@ rerun verification, and make a verified version the match's result.
 
 import json
 import logging
+from typing import cast
 
 from django.contrib import admin, messages
 from django.utils.html import format_html
@@ -15,7 +16,7 @@ from django.utils.translation import ngettext
 
 from games import services
 from games.exceptions import SubmissionError
-from games.models import Submission
+from games.models import Submission, SubmissionQuerySet
 from tournaments import access
 from tournaments.access import Action
 from tournaments.exceptions import TournamentError
@@ -103,10 +104,10 @@ class SubmissionAdmin(admin.ModelAdmin):
         "pretty_verdict",
         "pretty_document",
     ]
-    fields = readonly_fields
+    fields = tuple(readonly_fields)
 
     def get_queryset(self, request):
-        qs = super().get_queryset(request).with_version_status()
+        qs = cast(SubmissionQuerySet, super().get_queryset(request)).with_version_status()
         if request.user.is_superuser:
             return qs
         managed = access.managed_tournaments(request.user, Action.VIEW_DESK)

@@ -8,6 +8,7 @@ worker (``games.tasks``) replays it with the engine and writes the verdict.
 import hashlib
 import json
 import logging
+from typing import TypedDict
 
 from django.conf import settings
 from django.db import models
@@ -68,6 +69,13 @@ class RecordField(models.JSONField):
         if value is not None and not isinstance(value, str):
             return value  # psycopg reads ``json`` into Python objects itself
         return super().from_db_value(value, expression, connection)
+
+
+class LatestVersion(TypedDict):
+    """The result version a record became: its number and status."""
+
+    number: int
+    status: str
 
 
 class SubmissionQuerySet(models.QuerySet):
@@ -169,12 +177,13 @@ class Submission(models.Model):
         return f"{self.match_id} v{self.version} ({self.get_state_display()})"
 
     @cached_property
-    def latest_result_version(self) -> dict | None:
+    def latest_result_version(self) -> "LatestVersion | None":
         """``{"number", "status"}`` of the latest result version this record became, or
         ``None``; read from ``with_version_status()``'s annotation when the row has it."""
         if "version_status" in self.__dict__:
             status = self.__dict__["version_status"]
-            return None if status is None else {"number": self.version_number, "status": status}
+            number = self.__dict__["version_number"]
+            return None if status is None else {"number": number, "status": status}
         if self.pk is None:
             return None
         return self.result_versions.order_by("-number").values("number", "status").first()

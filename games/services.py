@@ -12,10 +12,12 @@ import json
 import logging
 import re
 import time
+from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.db import (
@@ -36,6 +38,7 @@ from django.db.models import (
     Max,
     OuterRef,
     Q,
+    QuerySet,
     Sum,
     TextField,
     When,
@@ -287,7 +290,8 @@ def stored_records(wanted: dict[int, set[str]]) -> dict[int, StoredRecords]:
     if lone:
         aggregates["same"] = Max(Case(When(content_hash=next(iter(digests)), then="pk")))
     tallies = {mid: StoredRecords() for mid in wanted}
-    rows = (
+    # The plugin types the rows from ``values()`` alone, not the aggregates annotated by name.
+    rows: QuerySet[Submission, Mapping[str, Any]] = (
         Submission.objects.filter(match_id__in=wanted)
         .values("match_id")
         .order_by()
@@ -1004,7 +1008,7 @@ def verify_waiting(submission_id: int, *, bound: int = BATCH_SIZE, too_slow=()) 
         _release(claimed)
 
 
-def _verify_batch(batch: list[Submission], too_slow) -> dict[int, str]:
+def _verify_batch(batch: Sequence[Submission], too_slow) -> dict[int, str]:
     """Verify and write ``batch`` group by group; the states the records reached."""
     states: dict[int, str] = {}
     group: list[_Work] = []

@@ -11,6 +11,7 @@ import contextlib
 import logging
 import os
 import time
+from typing import Literal, TypedDict
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
@@ -43,7 +44,18 @@ VERIFY_HARD_LIMIT_S = 45
 BATCHES_BUDGET_S = VERIFY_SOFT_LIMIT_S / 3
 
 
-_VERIFY_OPTIONS = {
+class _VerifyOptions(TypedDict):
+    """The verifying tasks' Celery options (typed, so that ``**_VERIFY_OPTIONS`` is checked)."""
+
+    bind: Literal[True]
+    acks_late: bool
+    reject_on_worker_lost: bool
+    max_retries: int
+    soft_time_limit: int
+    time_limit: int
+
+
+_VERIFY_OPTIONS: _VerifyOptions = {
     "bind": True,
     "acks_late": True,
     "reject_on_worker_lost": True,

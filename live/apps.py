@@ -6,7 +6,7 @@ class LiveConfig(AppConfig):
     name = "live"
     verbose_name = _("Live pages")
 
-    def ready(self):
+    def ready(self) -> None:
         from live import signals
 
         signals.connect()

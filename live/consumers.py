@@ -7,13 +7,21 @@ Anyone else gets the handshake closed, so a private tournament's slug tells noth
 """
 
 import logging
+from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import QuerySet
 
 from live.groups import desk_group_name, group_name
 from tournaments import access
 from tournaments.access import Action
+from tournaments.models import Tournament
+
+# The user the authentication middleware put in the socket's scope (none without it).
+ScopeUser = AbstractBaseUser | AnonymousUser | None
 
 logger = logging.getLogger(__name__)
 
@@ -23,18 +31,18 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
 
     groups_joined: list[str]
 
-    def allowed_tournaments(self, user):
+    def allowed_tournaments(self, user: ScopeUser) -> QuerySet[Tournament]:
         return access.visible_tournaments(user)
 
     def groups_of(self, tournament_id: int) -> list[str]:
         return [group_name(tournament_id)]
 
-    def _tournament_id(self, slug, user):
+    def _tournament_id(self, slug: str, user: ScopeUser) -> int | None:
         """The tournament's id if ``user`` may listen to it, else None."""
         allowed = self.allowed_tournaments(user)
         return allowed.filter(slug=slug).values_list("pk", flat=True).first()
 
-    async def connect(self):
+    async def connect(self) -> None:
         self.groups_joined = []
         slug = self.scope["url_route"]["kwargs"]["slug"]
         tournament_id = await database_sync_to_async(self._tournament_id)(
@@ -48,14 +56,14 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
             self.groups_joined.append(group)
         await self.accept()
 
-    async def disconnect(self, code):
+    async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 
-    async def receive_json(self, content, **kwargs):
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """The page has nothing to say; anything it sends is ignored."""
 
-    async def tournament_changed(self, event):
+    async def tournament_changed(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "changed", "what": event.get("what", "")})
 
 
@@ -63,7 +71,7 @@ class DeskConsumer(TournamentConsumer):
     """The socket of a tournament's desk pages (``/ws/desk/<slug>/``): the users who may view
     its desk, hearing the public changes and the desk's own."""
 
-    def allowed_tournaments(self, user):
+    def allowed_tournaments(self, user: ScopeUser) -> QuerySet[Tournament]:
         return access.managed_tournaments(user, Action.VIEW_DESK)
 
     def groups_of(self, tournament_id: int) -> list[str]:
@@ -73,5 +81,5 @@ class DeskConsumer(TournamentConsumer):
 class RefusingConsumer(AsyncJsonWebsocketConsumer):
     """Closes the handshake of a WebSocket path nothing listens on."""
 
-    async def connect(self):
+    async def connect(self) -> None:
         await self.close(code=4404)

@@ -10,6 +10,8 @@ import enum
 import logging
 import os
 import threading
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -30,6 +32,8 @@ class LiveEvent(enum.StrEnum):
     @property
     def desk_only(self) -> bool:
         return self in (LiveEvent.LOG, LiveEvent.RECORD)
+
+
 SEND_TIMEOUT_S = 5.0
 
 
@@ -43,7 +47,7 @@ class _SendingLoop:
     def __init__(self) -> None:
         self._forget()
         os.register_at_fork(after_in_child=self._forget)
-        self._pending: set[asyncio.Task] = set()
+        self._pending: set[asyncio.Task[None]] = set()
 
     def _forget(self) -> None:
         # in a forked child the parent's thread is gone, and its lock may be held for ever
@@ -51,7 +55,7 @@ class _SendingLoop:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
 
-    def run(self, send, timeout: float) -> None:
+    def run(self, send: Callable[[], Coroutine[Any, Any, None]], timeout: float) -> None:
         """Run the coroutine ``send()`` makes; wait for it up to ``timeout`` seconds (cancelled
         then). Called from a coroutine's thread (an async view), it becomes a task of that
         loop instead, which must not wait for it."""
@@ -71,7 +75,7 @@ class _SendingLoop:
             future.cancel()
             raise
 
-    def _sent(self, task: asyncio.Task) -> None:
+    def _sent(self, task: asyncio.Task[None]) -> None:
         self._pending.discard(task)
         if not task.cancelled() and task.exception() is not None:
             logger.error("live: could not announce", exc_info=task.exception())

@@ -2,6 +2,12 @@
 and a stage saved (opened, closed, reopened) for every page of the tournament; a change-log entry
 and a record refused or in error for its desk only (results waiting for a decision are logged)."""
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import partial
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from django.db.models.signals import post_save
 
@@ -9,24 +15,29 @@ from live.groups import LiveEvent, announce
 from tournaments.models import ChangeLog, Match, Stage
 from tournaments.signals import results_changed
 
+if TYPE_CHECKING:
+    from games.models import Submission
 
-def on_results_changed(sender, matches, **kwargs):
+
+def on_results_changed(sender: object, matches: Iterable[Match], **kwargs: object) -> None:
     for tournament_id in {match.round.stage.tournament_id for match in matches}:
-        transaction.on_commit(lambda tournament_id=tournament_id: announce(tournament_id, LiveEvent.RESULT))
+        transaction.on_commit(partial(announce, tournament_id, LiveEvent.RESULT))
 
 
-def on_stage_saved(sender, instance, **kwargs):
+def on_stage_saved(sender: type[Stage], instance: Stage, **kwargs: object) -> None:
     tournament_id = instance.tournament_id
-    transaction.on_commit(lambda: announce(tournament_id, LiveEvent.STAGE))
+    transaction.on_commit(partial(announce, tournament_id, LiveEvent.STAGE))
 
 
-def on_change_logged(sender, instance, created, **kwargs):
+def on_change_logged(
+    sender: type[ChangeLog], instance: ChangeLog, created: bool, **kwargs: object
+) -> None:
     if created:
         tournament_id = instance.tournament_id
-        transaction.on_commit(lambda: announce(tournament_id, LiveEvent.LOG))
+        transaction.on_commit(partial(announce, tournament_id, LiveEvent.LOG))
 
 
-def on_submission_saved(sender, instance, **kwargs):
+def on_submission_saved(sender: type[Submission], instance: Submission, **kwargs: object) -> None:
     """A record refused or in error waits on the desk (verified ones change the result)."""
     if instance.state not in (sender.State.REJECTED, sender.State.ERROR):
         return
@@ -36,10 +47,10 @@ def on_submission_saved(sender, instance, **kwargs):
         .first()
     )
     if tournament_id is not None:
-        transaction.on_commit(lambda: announce(tournament_id, LiveEvent.RECORD))
+        transaction.on_commit(partial(announce, tournament_id, LiveEvent.RECORD))
 
 
-def connect():
+def connect() -> None:
     from games.models import Submission
 
     results_changed.connect(on_results_changed, dispatch_uid="live.result")

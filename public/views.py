@@ -17,7 +17,7 @@ from django.views.decorators.http import require_safe
 from games import selectors as record_selectors
 from public import caching
 from tournaments import selectors as sel
-from tournaments.models import Stage, Tournament, engine_lang
+from tournaments.models import Match, Round, Stage, Tournament, engine_lang
 from tournaments.rendering.bracket import BracketMatch, bracket_svg
 from tournaments.rendering.cards import deck_faces
 
@@ -135,7 +135,7 @@ def _score(result):
 def _bracket_fragment(tournament, stage):
     """Knock-out rounds as plain data → SVG, plus an accessible list of the same matches."""
     matches = sel.knockout_matches(stage)
-    by_round = {}
+    by_round: dict[int, tuple[Round, list[Match]]] = {}
     third = None
     for match in matches:
         if match.is_third_place:

@@ -21,7 +21,8 @@ from ratings.algorithms.rating import (
 logger = logging.getLogger(__name__)
 
 
-Pool = models.TextChoices(
+# django-stubs types the class syntax of Choices only, not the functional API used here.
+Pool = models.TextChoices(  # type: ignore[call-overload]
     "Pool", [(key.name, (str(key), _(label))) for key, label in POOL_LABELS.items()]
 )
 Pool.__doc__ = "Rating pools: ``ratings.algorithms.rating.Pool`` and its labels."

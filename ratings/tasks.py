@@ -8,6 +8,7 @@ same task every ``SCOPA_RATING_SWEEP_EVERY_S`` seconds.
 
 import logging
 import os
+from typing import TypedDict
 
 from celery import shared_task
 from django.core.cache import cache
@@ -17,7 +18,19 @@ logger = logging.getLogger(__name__)
 
 # Database trouble that goes away by itself (connection lost, deadlock, serialization failure).
 TRANSIENT_ERRORS = (OperationalError, InterfaceError)
-RETRY = {
+
+
+class RetryOptions(TypedDict):
+    """Celery's retry options of these tasks (typed, so that ``**RETRY`` is checked)."""
+
+    autoretry_for: tuple[type[Exception], ...]
+    retry_backoff: int
+    retry_backoff_max: int
+    retry_jitter: bool
+    max_retries: int
+
+
+RETRY: RetryOptions = {
     "autoretry_for": TRANSIENT_ERRORS,
     "retry_backoff": 1,
     "retry_backoff_max": 60,

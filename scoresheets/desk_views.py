@@ -52,6 +52,13 @@ def _live_links(tournament):
 # --- the links page -------------------------------------------------------------------------
 
 
+def _match_order(link: PrivateLink) -> tuple[int, int]:
+    """Where a table card's match comes: its stage, then its round."""
+    match = link.match
+    assert match is not None  # only the links of a match are sorted by it
+    return (match.round.stage.order, match.round.number)
+
+
 @desk_login_required
 @require_safe
 def links_page(request, slug):
@@ -60,7 +67,8 @@ def links_page(request, slug):
     live = _live_links(tournament).select_related(
         "match__round__stage", "match__home", "match__away", "created_by"
     )
-    line_links, match_links = {}, {}
+    line_links: dict[int, PrivateLink] = {}
+    match_links: dict[int, list[PrivateLink]] = {}
     for link in live:
         if link.match_id is None:
             line_links[link.line_id] = link
@@ -69,10 +77,7 @@ def links_page(request, slug):
     rows = []
     for entry in _entries(tournament):
         line = entry.line
-        per_match = sorted(
-            match_links.get(line.pk, []),
-            key=lambda link: (link.match.round.stage.order, link.match.round.number),
-        )
+        per_match = sorted(match_links.get(line.pk, []), key=_match_order)
         rows.append(
             {
                 "entry": entry,
@@ -207,6 +212,7 @@ def prepare_cards(request, slug, round_id):
     with transaction.atomic():
         for match in matches.select_related("home", "away"):
             for line in (match.home, match.away):
+                assert line is not None  # the query keeps matches with both lines
                 if not _live_links(tournament).filter(match=match, line=line).exists():
                     links.link_for(tournament, line, match, user=request.user)
                     count += 1

@@ -16,6 +16,7 @@ import math
 import uuid
 from functools import wraps
 from math import ceil
+from typing import Any
 
 from django.contrib import messages
 from django.db.models import Q
@@ -64,7 +65,9 @@ def _throttled(view, *, json_answer=False):
     @wraps(view)
     def wrapped(request, token, *args, **kwargs):
         throttle = _LinkThrottle()
-        if not throttle.allow_request(request, _Token(token)):
+        # The throttle reads only what ``_LinkThrottle.get_cache_key`` reads of the "view"
+        # (its token); the stubs want an APIView.
+        if not throttle.allow_request(request, _Token(token)):  # type: ignore[arg-type]
             wait = max(1, ceil(throttle.wait() or 1))
             response = _refusal(
                 _("Too many requests; try again in %(s)d seconds.") % {"s": wait},
@@ -173,7 +176,8 @@ def differing_deals(sheet, other) -> set[int]:
 def _shown_deals(sheet, categories, differing=frozenset()):
     """A version's deals for a read-only sheet: per deal, each side's points and categories,
     and the running totals; ``differing`` marks the deals another sheet tells otherwise."""
-    rows, running = [], [0, 0]
+    rows: list[dict[str, Any]] = []
+    running = [0, 0]
     for deal in (sheet or {}).get("deals", []):
         points = deal["points"]
         running = [running[0] + points[0], running[1] + points[1]]

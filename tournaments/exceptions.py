@@ -4,7 +4,16 @@ Views and the admin catch :class:`TournamentError` and show ``str(error)``; noth
 should surface as a 500.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+    from tournaments.models import ResultVersion
 
 
 class TournamentError(Exception):
@@ -12,7 +21,7 @@ class TournamentError(Exception):
 
     default_message = _("The operation was refused.")
 
-    def __init__(self, message=None, **detail):
+    def __init__(self, message: StrOrPromise | None = None, **detail: Any) -> None:
         self.message = message if message is not None else self.default_message
         self.detail = detail
         super().__init__(str(self.message))
@@ -73,7 +82,7 @@ class StaleResult(ResultError):
         "Check the result in force now and save again if yours is still right."
     )
 
-    def __init__(self, current, message=None):
+    def __init__(self, current: ResultVersion | None, message: StrOrPromise | None = None) -> None:
         self.current = current
         super().__init__(message)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import cast
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
@@ -31,7 +32,7 @@ class PresetTournamentForm(forms.Form):
         from tournaments.services.presets import preset_choices
 
         super().__init__(*args, **kwargs)
-        self.fields["preset"].choices = preset_choices()
+        cast(forms.ChoiceField, self.fields["preset"]).choices = preset_choices()
 
     def clean_slug(self):
         from tournaments.models import Tournament
@@ -42,7 +43,8 @@ class PresetTournamentForm(forms.Form):
         return slug
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if (
             data.get("end_date")
             and data.get("start_date")

@@ -5,6 +5,8 @@ The algorithms that fill these tables (schedules, brackets, VP conversion, stand
 reads and writes these models for them.
 """
 
+from __future__ import annotations
+
 import logging
 
 from django.conf import settings
@@ -46,7 +48,8 @@ def _member(value):
     return value.upper().replace("-", "_")
 
 
-Variant = models.TextChoices(
+# django-stubs types the class syntax of Choices only, not the functional API used here.
+Variant = models.TextChoices(  # type: ignore[call-overload]
     "Variant",
     [(_member(key), (key, _engine_label(v.name))) for key, v in VARIANTS.items()],
 )
@@ -68,7 +71,8 @@ class EndRule(models.TextChoices):
     DEALS = "deals", _("Number of deals")
 
 
-TieBreak = models.TextChoices(
+# django-stubs types the class syntax of Choices only, not the functional API used here.
+TieBreak = models.TextChoices(  # type: ignore[call-overload]
     "TieBreak",
     [(_member(key), (str(key), _(metric.label))) for key, metric in TIEBREAKS.items()],
 )
@@ -129,7 +133,7 @@ class Line(models.Model):
     """One side of a match: a single player, a pair or a trio playing as one."""
 
     name = models.CharField(_("display name"), max_length=160)
-    players = models.ManyToManyField(
+    players: models.ManyToManyField[Player, LineMember] = models.ManyToManyField(
         Player, through="LineMember", related_name="lines", verbose_name=_("players")
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
@@ -305,7 +309,7 @@ class Tournament(models.Model):
             "A public tournament's matches always count."
         ),
     )
-    lines = models.ManyToManyField(
+    lines: models.ManyToManyField[Line, Entry] = models.ManyToManyField(
         Line, through="Entry", related_name="tournaments", verbose_name=_("lines")
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
@@ -573,7 +577,7 @@ class Group(models.Model):
     )
     name = models.CharField(_("name"), max_length=40)
     order = models.PositiveSmallIntegerField(_("order"), default=0)
-    lines = models.ManyToManyField(
+    lines: models.ManyToManyField[Line, GroupMember] = models.ManyToManyField(
         Line, through="GroupMember", related_name="groups", verbose_name=_("lines")
     )
 
@@ -654,7 +658,8 @@ class Round(models.Model):
         return self.name or str(_("Round %(number)d") % {"number": self.number})
 
 
-Outcome = models.TextChoices(
+# django-stubs types the class syntax of Choices only, not the functional API used here.
+Outcome = models.TextChoices(  # type: ignore[call-overload]
     "Outcome",
     [(_member(key), (str(key), _(label))) for key, label in OUTCOME_LABELS.items()],
 )

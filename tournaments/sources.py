@@ -39,7 +39,8 @@ SOURCES: tuple[ResultSourceInfo, ...] = (
 )
 BY_KEY: dict[str, ResultSourceInfo] = {source.key: source for source in SOURCES}
 
-ResultSource = models.TextChoices(  # type: ignore[misc]
+# django-stubs types the class syntax of Choices only, not the functional API used here.
+ResultSource = models.TextChoices(  # type: ignore[call-overload]
     "ResultSource",
     [(source.key.upper(), (source.key, source.label)) for source in SOURCES],
 )

@@ -46,7 +46,8 @@ class EndpointAdmin(SuperuserOnly):
         original_clean = form.clean
 
         def clean(form_self):
-            data = original_clean(form_self)
+            original_clean(form_self)
+            data = form_self.cleaned_data  # what a ModelForm's clean returns
             url = data.get("url")
             if url:
                 try:
@@ -55,7 +56,8 @@ class EndpointAdmin(SuperuserOnly):
                     form_self.add_error("url", error.message)
             return data
 
-        form.clean = clean
+        # The form class is the one the admin generates for the request: its clean is wrapped.
+        form.clean = clean  # type: ignore[method-assign]
         return form
 
     def save_model(self, request, obj, form, change):

@@ -450,7 +450,8 @@ def requeue_stuck(now: datetime | None = None, limit: int = 500) -> int:
         if not _claim_stuck(delivery):
             continue
         try:
-            deliver.apply_async((str(delivery.pk),), retries=retries)
+            # celery-types leaves out apply_async's other message options (``retries`` is one).
+            deliver.apply_async((str(delivery.pk),), retries=retries)  # type: ignore[call-arg]
         except Exception:  # the broker is still down: the next sweep tries again
             logger.exception("webhook sweep: could not queue delivery %s", delivery.pk)
             break

@@ -109,7 +109,7 @@ def add_line(request, slug):
                 request, _("Line “%(name)s” added.") % {"name": form.cleaned_data["name"]}
             )
     else:
-        messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+        messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
     return redirect("desk:lines", slug=tournament.slug)
 
 

@@ -26,6 +26,7 @@ from tournaments.models import (
     Match,
     Outcome,
     ResultVersion,
+    Round,
     Stage,
 )
 
@@ -53,7 +54,7 @@ def desk_home(request):
 def tournament_desk(request, slug):
     tournament = desk_tournament(request, slug)
     stages = sel.desk_stages(tournament)
-    rounds = {}
+    rounds: dict[int, list[Round]] = {}
     for round_ in sel.rounds_of(tournament):
         rounds.setdefault(round_.stage_id, []).append(round_)
     for stage in stages:

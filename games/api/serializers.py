@@ -10,7 +10,8 @@ from games.models import Submission
 
 class SubmissionSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
-    errors = serializers.SerializerMethodField()
+    # DRF's metaclass takes declared fields off the class: ``Serializer.errors`` stays as it is.
+    errors = serializers.SerializerMethodField()  # type: ignore[assignment]
     declared_mismatches = serializers.SerializerMethodField()
     submitter = serializers.CharField(source="submitter.username", default=None, read_only=True)
     is_standing = serializers.BooleanField(read_only=True)

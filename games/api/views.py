@@ -6,6 +6,7 @@ The view only authenticates, authorizes, caps the body size and hands the bytes 
 """
 
 import logging
+from typing import Any
 
 from django.db.models import Q
 from django.utils.translation import gettext as _
@@ -31,7 +32,7 @@ from tournaments.models import LineMember, Match
 
 logger = logging.getLogger(__name__)
 
-ERROR_BODY = {
+ERROR_BODY: dict[str, Any] = {
     "type": "object",
     "properties": {
         "error": {

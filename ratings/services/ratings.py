@@ -12,7 +12,7 @@ import time
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import F, Max, Q
@@ -600,7 +600,7 @@ def rate_pending(
     params: Params = DEFAULT_PARAMS,
     limit: int = 20000,
     since=None,
-) -> RatingRun | bool | None:
+) -> RatingRun | Literal[False] | None:
     """Bring the cache in line with every pending result (or just ``match_ids``).
 
     Results beyond every rated game are appended in one replay; corrections, deletions and

@@ -14,18 +14,22 @@ from __future__ import annotations
 import json
 import logging
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scoresheets.exceptions import ReportError
 from scoresheets.models import PrivateLink, TableReport
+from scoresheets.services.links import Actor
 from tournaments.access import link_may_act
 from tournaments.exceptions import StaleResult
-from tournaments.models import Entry, Match, Outcome, ResultVersion
+from tournaments.models import Entry, Match, Outcome, ResultVersion, Tournament
 from tournaments.services import changelog, results
 from tournaments.services.results import UNCHECKED
 
@@ -56,20 +60,21 @@ def entry_refusal(match: Match) -> str:
     if refusal:
         return refusal
     tournament_id = match.round.stage.tournament_id
+    lines = [pk for pk in (match.home_id, match.away_id) if pk is not None]
     if Entry.objects.filter(
-        tournament_id=tournament_id, line_id__in=(match.home_id, match.away_id), withdrawn=True
+        tournament_id=tournament_id, line_id__in=lines, withdrawn=True
     ).exists():
         return _("A line of this match has withdrawn: the desk enters its result.")
     return ""
 
 
-def deals_payload(typed) -> list:
+def deals_payload(typed: Any) -> Any:
     """The deals a phone sent, as ``results.parse_deals`` reads them: empty deals dropped, a
     side's points the sum of its categories (anything unreadable is passed on for the referee
     to refuse with its own sentence)."""
     if not isinstance(typed, list):
         return typed
-    deals = []
+    deals: list[Any] = []
     for raw in typed:
         if not isinstance(raw, dict):
             deals.append(raw)
@@ -78,7 +83,7 @@ def deals_payload(typed) -> list:
         if not isinstance(breakdown, list) or len(breakdown) != 2:
             deals.append(raw)
             continue
-        sides = []
+        sides: list[Any] = []
         for side in breakdown:
             if not isinstance(side, dict):
                 sides.append(side)
@@ -86,32 +91,44 @@ def deals_payload(typed) -> list:
             sides.append({k: _number(v) for k, v in side.items() if v not in ("", None)})
         if all(isinstance(s, dict) and not s for s in sides):
             continue
-        points = []
+        points: list[int | str] = []
         for side in sides:
             values = list(side.values()) if isinstance(side, dict) else ["?"]
             ints = [v for v in values if isinstance(v, int)]
             points.append(sum(ints) if len(ints) == len(values) else "?")
-        deal = {"points": points, "breakdown": sides, "tiebreak": bool(raw.get("tiebreak"))}
+        deal: dict[str, Any] = {
+            "points": points,
+            "breakdown": sides,
+            "tiebreak": bool(raw.get("tiebreak")),
+        }
         if raw.get("last_capture") in (0, 1, "0", "1"):
             deal["last_capture"] = int(raw["last_capture"])
         deals.append(deal)
     return deals
 
 
-def _number(value):
+def _number(value: Any) -> Any:
     if isinstance(value, str) and value.strip().isdecimal():
         return int(value.strip())
     return value
 
 
-def _expired(report: TableReport, tournament, now=None) -> bool:
+def _expired(report: TableReport, tournament: Tournament, now: datetime | None = None) -> bool:
     if report.state != State.AWAITING or report.submitted_at is None:
         return False
     now = now or timezone.now()
     return report.submitted_at + timedelta(minutes=tournament.countersign_minutes) <= now
 
 
-def _log(match, action, report, *, link=None, user=None, **detail):
+def _log(
+    match: Match,
+    action: str,
+    report: TableReport,
+    *,
+    link: PrivateLink | None = None,
+    user: Actor = None,
+    **detail: Any,
+) -> None:
     changelog.record(
         match.round.stage.tournament,
         action,
@@ -120,10 +137,17 @@ def _log(match, action, report, *, link=None, user=None, **detail):
         report=report.pk,
         side=report.side,
         state=report.state,
-        version=report.version.number if report.version_id else None,
+        version=report.version.number if report.version is not None else None,
         link=link.pk if link is not None else None,
         **detail,
     )
+
+
+def _version_of(report: TableReport) -> ResultVersion:
+    """The version a submitted sheet stands for (every report past its draft has one)."""
+    version = report.version
+    assert version is not None, f"table report {report.pk} has no version"
+    return version
 
 
 def _check_link(link: PrivateLink, match: Match) -> None:
@@ -141,7 +165,7 @@ def _open_match(link: PrivateLink, match: Match) -> Match:
     return locked
 
 
-def _reports(match, *states, side=None):
+def _reports(match: Match, *states: str, side: str | None = None) -> QuerySet[TableReport]:
     reports = TableReport.objects.select_for_update(of=("self",))
     reports = reports.filter(match=match, state__in=states)
     if side is not None:
@@ -149,7 +173,7 @@ def _reports(match, *states, side=None):
     return reports.select_related("version", "counter_version").order_by("-updated_at", "-pk")
 
 
-def _refuse_if_settled(match) -> None:
+def _refuse_if_settled(match: Match) -> None:
     """The players' part is over once a sheet was signed or went to the referee."""
     if any(for_referee(report) for report in _reports(match, *REFEREE_WAITS)):
         raise ReportError(_("The referee is deciding this match's result: ask at the desk."))
@@ -165,7 +189,7 @@ def _refuse_if_settled(match) -> None:
 # --------------------------------------------------------------------------- the players' steps
 
 
-def _storable(typed) -> None:
+def _storable(typed: Any) -> None:
     """Refuse what a phone sent that the database cannot keep as JSON: too long, not a list,
     NUL characters, lone surrogates, NaN or infinite numbers (PostgreSQL's jsonb takes none)."""
     unreadable = ReportError(_("The sheet is too long or not readable."))
@@ -181,12 +205,12 @@ def _storable(typed) -> None:
         raise unreadable from error
 
 
-def clean_text(text, limit=MAX_COMMENT_CHARS) -> str:
+def clean_text(text: object, limit: int = MAX_COMMENT_CHARS) -> str:
     """A comment or a reason as the database keeps it: no NUL, trimmed, at most ``limit``."""
     return str(text or "").replace("\x00", "").strip()[:limit]
 
 
-def save_draft(link: PrivateLink, match: Match, typed) -> TableReport:
+def save_draft(link: PrivateLink, match: Match, typed: Any) -> TableReport:
     """Keep what a side has typed so far (the desk sees the table "being entered")."""
     _storable(typed)
     with transaction.atomic():
@@ -215,11 +239,11 @@ class Submitted:
 def submit(
     link: PrivateLink,
     match: Match,
-    typed,
+    typed: Any,
     *,
-    client_key,
-    time_expired=False,
-    based_on=UNCHECKED,
+    client_key: object,
+    time_expired: bool = False,
+    based_on: object = UNCHECKED,
 ) -> Submitted:
     """A side submits its sheet for the other side to countersign.
 
@@ -301,7 +325,15 @@ def submit(
     return Submitted(report, True)
 
 
-def _answer_with_sheet(link, match, theirs, typed, deals, key, time_expired) -> TableReport:
+def _answer_with_sheet(
+    link: PrivateLink,
+    match: Match,
+    theirs: TableReport,
+    typed: Any,
+    deals: Any,
+    key: uuid.UUID,
+    time_expired: bool,
+) -> TableReport:
     """Both sides typed the sheet: the same result signs theirs; another one disputes it."""
     mine = _reports(match, State.DRAFT, side=side_of(link, match)).first() or TableReport(
         match=match, side=side_of(link, match)
@@ -312,13 +344,13 @@ def _answer_with_sheet(link, match, theirs, typed, deals, key, time_expired) -> 
     mine.state = State.SUPERSEDED
     mine.save()
     _log(match, "table.submitted", mine, link=link, answers=theirs.pk)
-    if results.same_result(theirs.version.sheet, sheet):
+    if results.same_result(_version_of(theirs).sheet, sheet):
         return _sign(link, match, theirs)
     comment = _("The other side submitted a different sheet.")
     return _dispute(link, match, theirs, comment, deals, time_expired)
 
 
-def _checked_sheet(match, deals, time_expired):
+def _checked_sheet(match: Match, deals: Any, time_expired: bool) -> dict[str, Any]:
     """The sheet a version of these deals would keep (the referee's checks, nothing stored)."""
     parsed = results.parse_deals(deals)
     decision = results.decide(match, parsed, outcome=Outcome.COMPLETED, time_expired=time_expired)
@@ -328,8 +360,8 @@ def _checked_sheet(match, deals, time_expired):
 def _line_moved(report: TableReport, match: Match) -> bool:
     """Whether the line that sent ``report`` no longer plays on its side of ``match`` (a
     knock-out slot refilled after an earlier result was corrected)."""
-    sender = report.link.line_id if report.link_id else None
-    return getattr(match, f"{report.side}_id") != sender
+    sender = report.link.line_id if report.link is not None else None
+    return bool(getattr(match, f"{report.side}_id") != sender)
 
 
 def settle_moved_lines(match: Match) -> int:
@@ -356,7 +388,7 @@ def settle_moved_lines(match: Match) -> int:
     return settled
 
 
-def _waiting_for(link, match, *, report_id=None) -> TableReport:
+def _waiting_for(link: PrivateLink, match: Match, *, report_id: int | None = None) -> TableReport:
     """The other side's sheet waiting for this link's answer (locked)."""
     refusal = entry_refusal(match)
     if refusal:  # a closed stage, a line withdrawn: the sheet can no longer come into force
@@ -376,7 +408,7 @@ def _waiting_for(link, match, *, report_id=None) -> TableReport:
     return report
 
 
-def accept(link: PrivateLink, match: Match, *, report_id=None) -> TableReport:
+def accept(link: PrivateLink, match: Match, *, report_id: int | None = None) -> TableReport:
     """The other side signs the sheet: in force by the result service's precedence (or, over
     a result the organizer already put in force, waiting for the referee). Signing twice
     changes nothing."""
@@ -386,18 +418,20 @@ def accept(link: PrivateLink, match: Match, *, report_id=None) -> TableReport:
         signed = _reports(locked, State.ACCEPTED, side=other_side(side_of(link, locked)))
         if report_id is not None:
             signed = signed.filter(pk=report_id)
-        if signed.exists():
-            return signed.first()
+        already_signed = signed.first() if signed.exists() else None
+        if already_signed is not None:
+            return already_signed
         report = _waiting_for(link, locked, report_id=report_id)
         return _sign(link, locked, report)
 
 
-def _sign(link, match, report) -> TableReport:
-    saved = results.countersign(report.version, label=f"link {link.pk}")
+def _sign(link: PrivateLink, match: Match, report: TableReport) -> TableReport:
+    version = _version_of(report)
+    saved = results.countersign(version, label=f"link {link.pk}")
     report.state = State.ACCEPTED
     report.answered_at = timezone.now()
     report.save(update_fields=["state", "answered_at", "updated_at"])
-    report.version.refresh_from_db()
+    version.refresh_from_db()
     _log(
         match,
         "table.accepted",
@@ -412,10 +446,10 @@ def dispute(
     link: PrivateLink,
     match: Match,
     comment: str,
-    typed=None,
+    typed: Any = None,
     *,
-    time_expired=False,
-    report_id=None,
+    time_expired: bool = False,
+    report_id: int | None = None,
 ) -> TableReport:
     """The other side disputes the sheet, saying why (and, if it likes, with its own sheet):
     both go to the referee."""
@@ -429,13 +463,21 @@ def dispute(
         locked = results.lock_match(match)
         _check_link(link, locked)
         already = _reports(locked, State.DISPUTED, side=other_side(side_of(link, locked)))
-        if already.exists():
-            return already.first()
+        disputed = already.first() if already.exists() else None
+        if disputed is not None:
+            return disputed
         report = _waiting_for(link, locked, report_id=report_id)
         return _dispute(link, locked, report, comment, deals, time_expired)
 
 
-def _dispute(link, match, report, comment, deals, time_expired=False) -> TableReport:
+def _dispute(
+    link: PrivateLink,
+    match: Match,
+    report: TableReport,
+    comment: str,
+    deals: Any,
+    time_expired: bool = False,
+) -> TableReport:
     counter = None
     if deals:
         counter = results.propose_result(
@@ -462,7 +504,7 @@ def _dispute(link, match, report, comment, deals, time_expired=False) -> TableRe
 # --------------------------------------------------------------------------- time and referee
 
 
-def _expire(match, report) -> None:
+def _expire(match: Match, report: TableReport) -> None:
     report.version = results.refer_version(
         report.version, reason=_("Not answered within the time to countersign.")
     )
@@ -471,7 +513,7 @@ def _expire(match, report) -> None:
     _log(match, "table.expired", report)
 
 
-def _expire_locked(match, now=None) -> int:
+def _expire_locked(match: Match, now: datetime | None = None) -> int:
     tournament = match.round.stage.tournament
     expired = 0
     if entry_refusal(match):  # nothing can come into force here any more: nothing to decide
@@ -483,7 +525,12 @@ def _expire_locked(match, now=None) -> int:
     return expired
 
 
-def expire_due(*, match=None, tournament=None, now=None) -> int:
+def expire_due(
+    *,
+    match: Match | None = None,
+    tournament: Tournament | None = None,
+    now: datetime | None = None,
+) -> int:
     """Send to the referee every sheet left unanswered past its tournament's time to
     countersign (the Celery beat sweep, and every page that shows a sheet). Returns how many."""
     now = now or timezone.now()
@@ -517,12 +564,12 @@ def for_referee(report: TableReport) -> bool:
         )
     return (
         report.state == State.ACCEPTED
-        and report.version_id is not None
+        and report.version is not None
         and report.version.status == ResultVersion.Status.AWAITING
     )
 
 
-def decide(report: TableReport, choice: str, *, user, reason: str = "") -> TableReport:
+def decide(report: TableReport, choice: str, *, user: Actor, reason: str = "") -> TableReport:
     """The referee's decision: ``"reported"`` (the submitting side's sheet) or ``"counter"``
     (the other side's own sheet) comes into force and the other one is rejected; ``"neither"``
     rejects both (the result in force stays, or the referee enters one at the desk)."""
@@ -566,7 +613,7 @@ def decide(report: TableReport, choice: str, *, user, reason: str = "") -> Table
     return report
 
 
-def matches_to_settle(matches) -> list[Match]:
+def matches_to_settle(matches: Sequence[Match]) -> list[Match]:
     """Those of ``matches`` whose result may settle a sheet: a knock-out match (it may have moved
     a line into a later match) or one with an open sheet (one query for all of them)."""
     open_states = (State.DRAFT, *REFEREE_WAITS, State.ACCEPTED)
@@ -582,7 +629,7 @@ def matches_to_settle(matches) -> list[Match]:
     ]
 
 
-def on_result_changed(match) -> None:
+def on_result_changed(match: Match) -> None:
     """Another result came into force: a draft of the match stops being "being entered"; a
     sheet waiting for the referee is settled when one of its versions was accepted elsewhere
     (the desk's result page) or when a result came into force after it was referred (the

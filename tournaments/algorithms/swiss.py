@@ -29,10 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import networkx
-from caissify_pairings import (  # type: ignore[import-untyped]
-    MissingFloatHistoryWarning,
-    generate_pairings,
-)
+from caissify_pairings import MissingFloatHistoryWarning, generate_pairings
 
 from tournaments.algorithms import blossom
 

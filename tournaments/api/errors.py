@@ -76,8 +76,8 @@ def api_exception_handler(exc, context):
         response.data = error_body("malformed_json", exc.detail)
     else:
         detail = getattr(exc, "detail", "")
-        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
-        response.data = error_body(code, detail)
+        error_code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
+        response.data = error_body(error_code, detail)
     return response
 
 

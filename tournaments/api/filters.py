@@ -10,7 +10,8 @@ from tournaments.models import ID_MAX, Line, Match, Player, Round, Stage, Tourna
 class IdFilter(django_filters.NumberFilter):
     """An id: a whole number in the database's range."""
 
-    field_class = forms.IntegerField
+    # The stubs type NumberFilter's field as a DecimalField; any forms field class is accepted.
+    field_class = forms.IntegerField  # type: ignore[assignment]
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("min_value", -ID_MAX)
@@ -61,7 +62,7 @@ class LineFilter(django_filters.FilterSet):
 
     class Meta:
         model = Line
-        fields = []
+        fields: list[str] = []
 
 
 class PlayerFilter(django_filters.FilterSet):

@@ -25,7 +25,7 @@ def entry(tournament, action, *, match=None, user=None, **detail) -> ChangeLog:
     )
 
 
-def record(tournament, action, *, match=None, user=None, **detail):
+def record(tournament, action, *, match=None, user=None, **detail) -> ChangeLog:
     """Write one ChangeLog row; call it inside the transaction of the change it records."""
     row = entry(tournament, action, match=match, user=user, **detail)
     row.save()

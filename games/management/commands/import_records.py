@@ -13,6 +13,7 @@ same match) are skipped, so a stopped import can simply be run again.
 import logging
 import re
 from pathlib import Path
+from typing import TextIO, cast
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
@@ -77,19 +78,21 @@ class Command(BaseCommand):
             if submitter is None:
                 raise CommandError(_("No user %(user)s.") % {"user": user})
         counts = {"stored": 0, "already": 0, "refused": 0}
+        # The stream the command's stderr wraps (the stubs type unknown attributes as methods).
+        stream = cast(TextIO, self.stderr._out)
         bar = tqdm(
             iter_items(root),
             total=count_items(root),
             unit="record",
             disable=no_progress or None,
-            file=self.stderr._out,
+            file=stream,
         )
         for where, raw, file_match in bar:
             try:
                 created = self._one(raw, file_match, submitter)
             except SubmissionError as exc:
                 counts["refused"] += 1
-                bar.write(f"{where}: {exc.code}: {exc.message}", file=self.stderr._out)
+                bar.write(f"{where}: {exc.code}: {exc.message}", file=stream)
                 if stop_on_error:
                     raise CommandError(_("Stopped at %(where)s.") % {"where": where}) from exc
                 continue
