@@ -126,3 +126,69 @@ def test_a_bye_shows_as_a_bye_with_its_version_on_the_public_and_desk_match_page
         )
     assert public.status_code == 200 and "a bye is not played" in public.content.decode()
     assert desk.status_code == 200
+
+
+def test_a_late_entry_added_on_the_desk_is_checked_in_paired_and_its_byes_shown(
+    client_in, tournament
+):
+    """Issue 30: with the check-in list in use, a line added on the desk after round 1 was
+    stored unticked and left out of rounds 2 and 3; the check-in list vanished after round 1."""
+    stage = _open_stage(
+        tournament,
+        Stage.Kind.DANISH,
+        late_entry_until_round=2,
+        rounds_planned=3,
+        bye_scoring=Stage.ByeScoring.SET_VP,
+        bye_vp=10,
+    )
+    present = list(
+        Entry.objects.filter(tournament=tournament)
+        .order_by("seed")[:8]
+        .values_list("line_id", flat=True)
+    )
+    client_in.post(reverse("desk:checkin", args=[tournament.slug]), {"present": present})
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    play_stage(stage)
+    desk = client_in.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    assert reverse("desk:checkin", args=[tournament.slug]) in desk
+    client_in.post(
+        reverse("desk:add-line", args=[tournament.slug]),
+        {"name": "Tardiva", "player1": "Ultima Giunta"},
+    )
+    late = Entry.objects.get(tournament=tournament, line__name="Tardiva")
+    assert late.checked_in
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    second = Round.objects.get(stage=stage, number=2)
+    assert second.matches.filter(home_id=late.line_id).exists() or (
+        second.matches.filter(away_id=late.line_id).exists()
+    )
+    sheet = client_in.get(reverse("desk:sheet", args=[tournament.slug, second.pk]))
+    text = sheet.content.decode()
+    assert "Tardiva" in text and "10 VP" in text
+    play_stage(stage)
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    third = Round.objects.get(stage=stage, number=3)
+    seated = {line for m in third.matches.all() for line in (m.home_id, m.away_id) if line}
+    assert late.line_id in seated
+
+
+def test_the_desk_names_a_checked_in_line_missing_from_the_round(client_in, tournament):
+    """Past the stage's last round for late entries, a line added is checked in but cannot
+    join: the desk says so when the round is paired and beside the round until it is played."""
+    stage = _open_stage(tournament, Stage.Kind.DANISH, late_entry_until_round=1)
+    present = list(
+        Entry.objects.filter(tournament=tournament)
+        .order_by("seed")[:8]
+        .values_list("line_id", flat=True)
+    )
+    client_in.post(reverse("desk:checkin", args=[tournament.slug]), {"present": present})
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    play_stage(stage)
+    client_in.post(
+        reverse("desk:add-line", args=[tournament.slug]),
+        {"name": "Troppo Tardi", "player1": "Ultimo Giunto"},
+    )
+    response = client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]), follow=True)
+    page = response.content.decode()
+    assert "Troppo Tardi" in page
+    assert 'class="msg msg-warning missing-lines"' in page

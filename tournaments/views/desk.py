@@ -15,6 +15,7 @@ from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from tournaments import access
@@ -85,6 +86,7 @@ def tournament_desk(request, slug):
         rounds.setdefault(round_.stage_id, []).append(round_)
     for stage in stages:
         stage.round_list = rounds.get(stage.pk, [])
+        stage.missing = _missing_from_last_round(stage)
     context = {
         "tournament": tournament,
         "stages": stages,
@@ -103,6 +105,28 @@ def tournament_desk(request, slug):
         else "tournaments/desk/tournament.html"
     )
     return render(request, template, context)
+
+
+def _missing_from_last_round(stage):
+    """Lines due to play but not seated in the last round of a running Danish, Swiss or
+    Mitchell stage, while that round is still being played (the desk names them)."""
+    from tournaments.services import pairing
+
+    if not stage.is_paired_by_round or stage.status == Stage.Status.CLOSED or not stage.round_list:
+        return []
+    last = stage.round_list[-1]
+    if not Match.objects.filter(round=last).exclude(status=Match.Status.DONE).exists():
+        return []
+    return pairing.missing_from_round(last)
+
+
+def _missing_message(round_row, missing):
+    names = ", ".join(entry.line.name for entry in missing)
+    return ngettext(
+        "%(names)s is checked in but not paired in %(round)s.",
+        "%(names)s are checked in but not paired in %(round)s.",
+        len(missing),
+    ) % {"names": names, "round": round_row}
 
 
 def _lifecycle_context(tournament, stages):
@@ -256,6 +280,9 @@ def pair_round(request, slug, stage_id):
             request,
             _("%(round)s of “%(stage)s” paired.") % {"round": round_row, "stage": stage.name},
         )
+        missing = pairing.missing_from_round(round_row)
+        if missing:
+            messages.warning(request, _missing_message(round_row, missing))
     return redirect("desk:tournament", slug=tournament.slug)
 
 
