@@ -944,7 +944,7 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
                 data = form.cleaned_data
                 offender = {"home": match.home, "away": match.away}.get(data["offender"])
                 try:
-                    results.enter_result(
+                    saved = results.save_result(
                         match,
                         deals_from_formset(formset),
                         outcome=data["outcome"],
@@ -957,7 +957,16 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
                 except TournamentError as error:
                     messages.error(request, _("Result refused: %(error)s") % {"error": error})
                 else:
-                    messages.success(request, _("Result stored for %(match)s.") % {"match": match})
+                    text = _("Result stored for %(match)s.") % {"match": match}
+                    if saved.dropped:
+                        text += " " + ngettext(
+                            "The last deal of the earlier result was left out: the corrected "
+                            "match was over before it.",
+                            "The last %(n)d deals of the earlier result were left out: the "
+                            "corrected match was over before them.",
+                            saved.dropped,
+                        ) % {"n": saved.dropped}
+                    messages.success(request, text)
                     return HttpResponseRedirect(reverse("admin:tournaments_match_changelist"))
         else:
             current = results.in_force(match)

@@ -527,6 +527,14 @@ def _try_result(match, deals, outcome, offender, user, *, dry_run, time_expired=
                 **({} if dry_run else save),
             )
             summary = _summary(Match.objects.prefetch_related("results").get(pk=match.pk))
+            if saved.dropped:
+                summary += " " + ngettext(
+                    "The last deal of the earlier result was left out: the corrected match "
+                    "was over before it.",
+                    "The last %(n)d deals of the earlier result were left out: the corrected "
+                    "match was over before them.",
+                    saved.dropped,
+                ) % {"n": saved.dropped}
             if dry_run:
                 raise _DryRun(summary)
     except _DryRun as check:

@@ -1,0 +1,53 @@
+"""Issue 30: correcting a recorded result on the desk starts from the version's deals and
+replaces them whole, even when the correction ends the match sooner than the record did."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from tests.pages.factories import add_verified_record, build_tournament
+from tournaments.models import Match
+from tournaments.services import results
+
+pytestmark = pytest.mark.django_db
+
+
+def _form_data(page):
+    """What a browser posts back from the desk's result form, unchanged."""
+    data = {}
+    for tag in re.findall(r"<input[^>]*>", page):
+        name = re.search(r'name="([^"]+)"', tag)
+        value = re.search(r'value="([^"]*)"', tag)
+        if name is None or value is None:
+            continue
+        if ('type="checkbox"' in tag or 'type="radio"' in tag) and " checked" not in tag:
+            continue
+        data[name.group(1)] = value.group(1)
+    for select in re.finditer(r'<select[^>]*name="([^"]+)"[^>]*>(.*?)</select>', page, re.S):
+        chosen = re.search(r'<option value="([^"]*)"[^>]*selected', select.group(2))
+        data[select.group(1)] = chosen.group(1) if chosen else ""
+    return data
+
+
+def test_a_correction_that_ends_the_match_sooner_is_saved_without_clearing_rows(client):
+    tournament = build_tournament(4, slug="correzione", play=False, knockout=False)
+    user = User.objects.create_user("direttore", password="x-pass-12345")
+    tournament.organizers.add(user)
+    client.force_login(user)
+    match = Match.objects.filter(round__stage__tournament=tournament).order_by("pk")[2]
+    add_verified_record(match, seed=2)
+    record = results.in_force(match)
+    url = reverse("desk:match", args=[tournament.slug, match.pk])
+    data = _form_data(client.get(url).content.decode())
+    # one more scopa for home in the first deal: the match is now over before the record's end
+    data["d0-home-scope"] = str(int(data.get("d0-home-scope") or 0) + 1)
+    data["d0-home-points"] = str(int(data["d0-home-points"]) + 1)
+    data.update(action="save", reason="una scopa non contata")
+    response = client.post(url, data, follow=True)
+    assert response.status_code == 200
+    corrected = results.in_force(match)
+    assert corrected.number == record.number + 1
+    assert len(corrected.sheet["deals"]) < len(record.sheet["deals"])
+    assert "del risultato precedente" in response.content.decode()  # the desk says so
