@@ -68,6 +68,11 @@ def _in_force(match: Match) -> bool:
     return match.status == Match.Status.DONE
 
 
+def home_first(match: Match, rows: Iterable[MatchResult]) -> list[MatchResult]:
+    """A match's score rows, the home line's first (then the away line's)."""
+    return sorted(rows, key=lambda row: row.line_id != match.home_id)
+
+
 def match_payload(
     match: Match, results: list[MatchResult] | None = None
 ) -> tuple[str, dict[str, Any]]:
@@ -96,7 +101,7 @@ def match_payload(
         },
         "results": [
             {"line_id": r.line_id, "points": r.points, "vp": r.vp, "mp": r.mp}
-            for r in (results or [])
+            for r in home_first(match, results or [])
         ]
         if in_force
         else [],

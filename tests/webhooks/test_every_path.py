@@ -191,3 +191,14 @@ def test_a_bye_and_the_bye_a_withdrawal_gives_are_results_in_force(
     assert len(sent) == 1
     assert sent[0]["results"][0]["line_id"] == bye.home_id
     assert Delivery.objects.filter(event=IN_FORCE).count() == played + 1
+
+
+def test_results_are_home_line_first(ready, django_capture_on_commit_callbacks):
+    match = _match(ready)
+    Match.objects.filter(pk=match.pk).update(home=match.away, away=match.home)
+    match.refresh_from_db()
+    assert match.home_id > match.away_id
+    with django_capture_on_commit_callbacks(execute=True):
+        results.save_result(match, deals((5, 2), (3, 4), (4, 1)))
+    payload = _in_force_deliveries(match)[0]
+    assert [r["line_id"] for r in payload["results"]] == [match.home_id, match.away_id]
