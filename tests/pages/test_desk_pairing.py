@@ -192,3 +192,24 @@ def test_the_desk_names_a_checked_in_line_missing_from_the_round(client_in, tour
     page = response.content.decode()
     assert "Troppo Tardi" in page
     assert 'class="msg msg-warning missing-lines"' in page
+
+
+def test_the_change_log_names_check_in_and_pairing_in_words(client_in, tournament):
+    """Issue 30: the change log showed the code ``entries.checked_in`` (and the pairing's)."""
+    import re
+
+    stage = _open_stage(tournament, Stage.Kind.DANISH, late_entry_until_round=2)
+    present = list(Entry.objects.filter(tournament=tournament).values_list("line_id", flat=True))
+    client_in.post(reverse("desk:checkin", args=[tournament.slug]), {"present": present[:7]})
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    play_stage(stage)
+    client_in.post(
+        reverse("desk:add-line", args=[tournament.slug]),
+        {"name": "Tardiva", "player1": "Ultima Giunta"},
+    )
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    page = client_in.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    log = page[page.index('class="log"') :]
+    codes = re.findall(r'<th scope="row">([a-z_]+\.[a-z_.]+)', log)
+    assert codes == []
+    assert "Appello dei presenti salvato" in log
