@@ -342,3 +342,18 @@ def test_new_desk_pages_pass_the_structural_audit(client, organizer):
     ]
     for url in urls:
         assert audit(client.get(url).content.decode()) == [], url
+
+
+def test_the_reseed_table_heads_the_bracket_as_drawn_in_words_that_fit(client, organizer):
+    """Issue 30: the column of the bracket as drawn was headed "Pareggiati" (drawn matches)."""
+    from tests.tournaments.test_lifecycle import _swap_second_and_third
+    from tournaments.services import lifecycle
+
+    tournament, groups_stage, _knockout = _closed_groups_with_knockout()
+    desk = _desk(tournament, organizer, client)
+    lifecycle.reopen_stage(groups_stage)
+    _swap_second_and_third(groups_stage)
+    html = client.get(desk).content.decode()
+    table = html[html.index('class="drift-table"') : html.index("</table>", html.index("drift"))]
+    assert "Pareggiati" not in table
+    assert "In tabellone" in table
