@@ -213,3 +213,25 @@ def test_the_change_log_names_check_in_and_pairing_in_words(client_in, tournamen
     codes = re.findall(r'<th scope="row">([a-z_]+\.[a-z_.]+)', log)
     assert codes == []
     assert "Appello dei presenti salvato" in log
+
+
+def test_a_danish_stage_is_headed_standings_not_group_a(client_in, tournament):
+    """Issue 30: Danish and Mitchell stages hold one group of every line, which the pages
+    headed "Classifica, girone A" as if the stage had groups."""
+    stage = _open_stage(tournament, Stage.Kind.DANISH)
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    group = stage.groups.get()
+    match = Match.objects.filter(round__stage=stage, away__isnull=False).first()
+    round_ = match.round
+    pages = [
+        reverse("public:stage", args=[tournament.slug, stage.pk]),
+        reverse("public:group", args=[tournament.slug, group.pk]),
+        reverse("public:tournament", args=[tournament.slug]),
+        reverse("public:match", args=[tournament.slug, match.pk]),
+        reverse("desk:print", args=[tournament.slug, round_.pk]),
+    ]
+    banned = ("Classifica, girone A", f'{group.pk}/">Girone A', "girone A:", "· Girone A")
+    for url in pages:
+        html = client_in.get(url).content.decode()
+        assert not [words for words in banned if words in html], url
+    assert "Classifica" in client_in.get(pages[0]).content.decode()
