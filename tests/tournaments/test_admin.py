@@ -294,3 +294,13 @@ def test_admin_result_form_shows_the_last_capture_of_a_level_third_tiebreak(clie
     page = client.get(reverse("admin:tournaments_match_change", args=[match.pk])).content.decode()
     assert "1. 2 – 2<br>2. 1 – 1<br>3. 3 – 3<br>4. 1 – 1 (" in page
     assert "6. 1 – 1 (" in page
+
+
+def test_the_rule_options_help_text_speaks_to_organizers(organizer, client):
+    """Issue 30: the help text said "Opzioni di regolamento di rules.md", a file of the code."""
+    tournament = make_tournament(stages=[RR])
+    page = client.get(reverse("admin:tournaments_tournament_change", args=[tournament.pk]))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "rules.md" not in html
+    assert "Opzioni di gioco" in html
