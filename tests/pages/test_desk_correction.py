@@ -51,3 +51,30 @@ def test_a_correction_that_ends_the_match_sooner_is_saved_without_clearing_rows(
     assert corrected.number == record.number + 1
     assert len(corrected.sheet["deals"]) < len(record.sheet["deals"])
     assert "del risultato precedente" in response.content.decode()  # the desk says so
+
+
+def test_deleting_a_result_is_a_secondary_action_asked_once_more(client):
+    """Issue 30: "Cancella il risultato" looked as harmless as "Salva il risultato" and deleted
+    at once."""
+    tournament = build_tournament(4, slug="cancella", play=False, knockout=False)
+    user = User.objects.create_user("direttore", password="x-pass-12345")
+    tournament.organizers.add(user)
+    client.force_login(user)
+    match = Match.objects.filter(round__stage__tournament=tournament).order_by("pk").first()
+    results.enter_result(match, [{"points": [11, 0], "breakdown": [{"scope": 11}, {}]}])
+    url = reverse("desk:match", args=[tournament.slug, match.pk])
+    page = client.get(url).content.decode()
+    delete_button = re.search(r'<button[^>]*value="delete"[^>]*>', page).group(0)
+    save_button = re.search(r'<button[^>]*value="save"[^>]*>', page).group(0)
+    assert 'class="secondary"' in delete_button and "secondary" not in save_button
+    asked = client.post(url, {"action": "delete", "based_on": "1", "reason": "tavolo sbagliato"})
+    assert asked.status_code == 200
+    assert results.in_force(match).sheet is not None  # nothing deleted yet
+    html = asked.content.decode()
+    assert 'name="confirm_delete"' in html and "tavolo sbagliato" in html
+    done = client.post(
+        url,
+        {"action": "delete", "based_on": "1", "reason": "tavolo sbagliato", "confirm_delete": "1"},
+    )
+    assert done.status_code == 302
+    assert results.in_force(match).sheet is None

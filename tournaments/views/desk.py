@@ -647,6 +647,7 @@ def enter_result(request, slug, match_id):
     not_editable = _result_editable(match)
     current = results.in_force(match)
     error, summary, stale, reason = "", "", None, ""
+    confirm_delete = False
     based_on = current.number if current else ""
     status = 200
     if request.method == "POST":
@@ -666,6 +667,9 @@ def enter_result(request, slug, match_id):
                 error = _decide(request, match, based_on)
                 if not error:
                     return redirect("desk:match", slug=tournament.slug, match_id=match.pk)
+            elif action == "delete" and not request.POST.get("confirm_delete"):
+                # a deletion is asked once more, on its own, before anything is changed
+                confirm_delete = True
             elif action == "delete":
                 saved = results.delete_result(
                     match, user=request.user, reason=reason, based_on=based_on, reason_required=True
@@ -698,7 +702,7 @@ def enter_result(request, slug, match_id):
                 "tournaments/desk/_feedback.html",
                 {"error": error, "summary": summary, "checked": True},
             )
-        if not error and not dry_run:
+        if not error and not dry_run and not confirm_delete:
             if created:
                 messages.success(request, _("Result saved. %(summary)s") % {"summary": summary})
             else:
@@ -752,5 +756,6 @@ def enter_result(request, slug, match_id):
         "based_on": based_on,
         "reason": reason,
         "has_result": match.status == Match.Status.DONE and not match.is_bye,
+        "confirm_delete": confirm_delete,
     }
     return render(request, "tournaments/desk/match.html", context, status=status)
