@@ -128,9 +128,9 @@ class ResultForm(forms.Form):
         help_text=_("For a timeout, abandon or forfeit."),
     )
     time_expired = forms.BooleanField(
-        label=_("time ran out"),
+        label=_("the match's time limit was reached"),
         required=False,
-        help_text=_("A time-limited match ended when time ran out: the line ahead wins."),
+        help_text=_("The match's time limit was reached: the line ahead wins."),
     )
     based_on = forms.CharField(required=False, widget=forms.HiddenInput)
     """The version in force when the form was shown: a save over a newer one is refused."""

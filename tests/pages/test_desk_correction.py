@@ -78,3 +78,22 @@ def test_deleting_a_result_is_a_secondary_action_asked_once_more(client):
     )
     assert done.status_code == 302
     assert results.in_force(match).sheet is None
+
+
+def test_a_lines_timeout_and_the_matchs_time_limit_are_told_apart(client):
+    """Issue 30: "Esito: Tempo scaduto" (a line's clock ran out) and the "tempo scaduto" box (the
+    match's time ran out) said the same for two different things."""
+    from tournaments.models import Tournament
+
+    tournament = build_tournament(4, slug="a-tempo", play=False, knockout=False)
+    Tournament.objects.filter(pk=tournament.pk).update(time_limit_s=3600)
+    user = User.objects.create_user("direttore", password="x-pass-12345")
+    tournament.organizers.add(user)
+    client.force_login(user)
+    match = Match.objects.filter(round__stage__tournament=tournament).order_by("pk").first()
+    html = client.get(reverse("desk:match", args=[tournament.slug, match.pk])).content.decode()
+    outcome = re.search(r'<option value="timeout"[^>]*>([^<]*)</option>', html).group(1)
+    box = re.search(r'name="time_expired"[^>]*>([^<]*)</label>', html).group(1)
+    assert outcome.strip() == "Fuori tempo"
+    assert "tempo limite dell'incontro" in box.replace("&#x27;", "'")
+    assert "scadut" not in outcome.lower() + box.lower()
