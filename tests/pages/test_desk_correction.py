@@ -97,3 +97,37 @@ def test_a_lines_timeout_and_the_matchs_time_limit_are_told_apart(client):
     assert outcome.strip() == "Fuori tempo"
     assert "tempo limite dell'incontro" in box.replace("&#x27;", "'")
     assert "scadut" not in outcome.lower() + box.lower()
+
+
+def test_the_third_place_match_is_not_listed_as_the_final(client):
+    """Issue 30: the third-place match shares the final's round and was listed under "Finale"
+    (bracket page, round page, its table card)."""
+    from tests.pages.factories import play_stage
+    from tournaments.models import Stage
+    from tournaments.services import schedule
+
+    tournament = build_tournament(8, slug="podio", groups=2)
+    schedule.close_stage(tournament.stages.get(order=1), per_group=2)
+    knockout = tournament.stages.get(order=2)
+    play_stage(knockout)  # the semi-finals; the final and the third-place match get their lines
+    third = Match.objects.get(round__stage=knockout, is_third_place=True)
+    final = Match.objects.get(round=third.round, is_third_place=False)
+    assert knockout.kind == Stage.Kind.KNOCKOUT
+    user = User.objects.create_user("direttore", password="x-pass-12345")
+    tournament.organizers.add(user)
+    client.force_login(user)
+
+    def caption_of(html, match):
+        at = html.rindex(f"/match/{match.pk}/")
+        return re.findall(r"<caption>([^<]*)</caption>", html[:at])[-1]
+
+    for url in (
+        reverse("public:stage", args=[tournament.slug, knockout.pk]),
+        reverse("public:round", args=[tournament.slug, third.round_id]),
+    ):
+        html = client.get(url).content.decode()
+        assert caption_of(html, third) == "Finale per il terzo posto", url
+        assert caption_of(html, final) == "Finale", url
+    cards = client.get(reverse("desk:print", args=[tournament.slug, third.round_id]))
+    text = cards.content.decode()
+    assert text.count("Finale per il terzo posto") >= 1
