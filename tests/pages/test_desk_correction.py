@@ -131,3 +131,31 @@ def test_the_third_place_match_is_not_listed_as_the_final(client):
     cards = client.get(reverse("desk:print", args=[tournament.slug, third.round_id]))
     text = cards.content.decode()
     assert text.count("Finale per il terzo posto") >= 1
+
+
+def test_a_match_won_on_the_last_capture_says_who_won_and_why(client):
+    """Issue 30: 12–12 and VP 10–10 were shown without saying who won and why."""
+    from tests.tournaments.conftest import KO, make_tournament
+    from tests.tournaments.helpers import deal, deals
+    from tournaments.services import schedule
+
+    tournament = make_tournament("scopa-tre-smazzate", n_lines=2, stages=[KO], is_public=True)
+    stage = tournament.stages.get()
+    schedule.generate_knockout(stage, [e.line for e in tournament.entries.order_by("seed")])
+    match = Match.objects.get(round__stage=stage)
+    level = [*deals((4, 1), (1, 4), (2, 2)), *[deal(2, 2, tiebreak=True) for _ in range(2)]]
+    results.enter_result(match, [*level, deal(1, 1, tiebreak=True, last_capture=0)])
+    match.refresh_from_db()
+    assert match.winner_id == match.away_id
+    why = f"Vince {match.away.name}: il terzo spareggio è finito in parità e l'ultima presa"
+    html = client.get(reverse("public:match", args=[tournament.slug, match.pk])).content.decode()
+    assert why in html.replace("&#x27;", "'")
+    stage_page = client.get(reverse("public:round", args=[tournament.slug, match.round_id]))
+    assert "deciso dall'ultima presa del terzo spareggio" in stage_page.content.decode()
+    # the desk's sentence after saving the result says it too
+    from django.utils import translation
+
+    from tournaments.views.desk import _summary
+
+    with translation.override("it"):
+        assert why in _summary(Match.objects.prefetch_related("results").get(pk=match.pk))

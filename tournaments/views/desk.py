@@ -507,7 +507,7 @@ def _summary(match):
     home, away = results.get(match.home_id), results.get(match.away_id)
     if home is None or away is None:
         return ""
-    return _("%(home)s %(hp)d – %(ap)d %(away)s: MP %(hmp)d / %(amp)d, VP %(hvp)d – %(avp)d.") % {
+    text = _("%(home)s %(hp)d – %(ap)d %(away)s: MP %(hmp)d / %(amp)d, VP %(hvp)d – %(avp)d.") % {
         "home": match.home.name,
         "away": match.away.name,
         "hp": home.points,
@@ -517,6 +517,18 @@ def _summary(match):
         "hvp": home.vp,
         "avp": away.vp,
     }
+    if home.points == away.points and match.winner_id in (match.home_id, match.away_id):
+        # level points with a winner: the last capture of a level third tie-break deal lost it
+        winner, loser = (
+            (match.home, match.away)
+            if match.winner_id == match.home_id
+            else (match.away, match.home)
+        )
+        text += " " + _(
+            "%(winner)s wins: the third tie-break deal ended level, and %(loser)s made its last "
+            "capture, which loses it under the rules."
+        ) % {"winner": winner.name, "loser": loser.name}
+    return text
 
 
 def _try_result(match, deals, outcome, offender, user, *, dry_run, time_expired=False, **save):
