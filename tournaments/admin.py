@@ -411,6 +411,16 @@ class TournamentAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin)
     def _tournament_of(self, obj):
         return obj
 
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        field = super().formfield_for_dbfield(db_field, request, **kwargs)
+        if db_field.name == "options" and field is not None:
+            field.help_text = _(
+                'The game\'s rule options, as {"name": value}; an option left out takes the '
+                "variant's default. The desk's “New tournament” lists every option with what "
+                "it means at the table."
+            )
+        return field
+
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
         if not change:  # whoever creates a tournament runs it

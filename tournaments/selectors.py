@@ -123,7 +123,7 @@ def current_round(tournament):
 
 
 def round_matches(round_):
-    return _matches(round_.matches.order_by("table_number", "id"))
+    return _matches(round_.matches.order_by("is_third_place", "table_number", "id"))
 
 
 def next_matches(round_):

@@ -25,7 +25,7 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
-from tournaments.models import Match, MatchResult, Outcome, Stage, Tournament
+from tournaments.models import Match, MatchResult, Stage, Tournament
 from webhooks import network, signing
 from webhooks.exceptions import WebhookURLError
 from webhooks.models import Delivery, Endpoint, Event
@@ -63,7 +63,14 @@ def _line_data(line) -> dict[str, Any] | None:
 
 
 def _in_force(match: Match) -> bool:
-    return match.status == Match.Status.DONE and match.outcome != Outcome.BYE
+    """Whether the match has a result in force (a scored bye of a Danish, Swiss or Mitchell
+    round too: its line's score counts in the standings)."""
+    return match.status == Match.Status.DONE
+
+
+def home_first(match: Match, rows: Iterable[MatchResult]) -> list[MatchResult]:
+    """A match's score rows, the home line's first (then the away line's)."""
+    return sorted(rows, key=lambda row: row.line_id != match.home_id)
 
 
 def match_payload(
@@ -94,7 +101,7 @@ def match_payload(
         },
         "results": [
             {"line_id": r.line_id, "points": r.points, "vp": r.vp, "mp": r.mp}
-            for r in (results or [])
+            for r in home_first(match, results or [])
         ]
         if in_force
         else [],

@@ -301,11 +301,18 @@ def _round_context(request, slug, round_id):
 @desk_login_required
 def round_sheet(request, slug, round_id):
     """One printable page: the round's pairings in table order, in large type."""
+    from tournaments.services import pairing
+
     tournament, round_, matches = _round_context(request, slug, round_id)
     return render(
         request,
         "desk/sheet.html",
-        {"tournament": tournament, "round": round_, "matches": matches},
+        {
+            "tournament": tournament,
+            "round": round_,
+            "matches": matches,
+            "late_joiners": pairing.late_joiners(round_),
+        },
     )
 
 

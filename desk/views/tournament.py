@@ -13,6 +13,7 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import selectors as record_selectors
@@ -59,6 +60,7 @@ def tournament_desk(request, slug):
         rounds.setdefault(round_.stage_id, []).append(round_)
     for stage in stages:
         stage.round_list = rounds.get(stage.pk, [])
+        stage.missing = _missing_from_last_round(stage)
     context = {
         "tournament": tournament,
         "stages": stages,
@@ -75,6 +77,28 @@ def tournament_desk(request, slug):
         "desk/_desk_live.html" if request.headers.get("HX-Request") else "desk/tournament.html"
     )
     return render(request, template, context)
+
+
+def _missing_from_last_round(stage):
+    """Lines due to play but not seated in the last round of a running Danish, Swiss or
+    Mitchell stage, while that round is still being played (the desk names them)."""
+    from tournaments.services import pairing
+
+    if not stage.is_paired_by_round or stage.status == Stage.Status.CLOSED or not stage.round_list:
+        return []
+    last = stage.round_list[-1]
+    if not Match.objects.filter(round=last).exclude(status=Match.Status.DONE).exists():
+        return []
+    return pairing.missing_from_round(last)
+
+
+def _missing_message(round_row, missing):
+    names = ", ".join(entry.line.name for entry in missing)
+    return ngettext(
+        "%(names)s is checked in but not paired in %(round)s.",
+        "%(names)s are checked in but not paired in %(round)s.",
+        len(missing),
+    ) % {"names": names, "round": round_row}
 
 
 def _lifecycle_context(tournament, stages):
@@ -163,6 +187,9 @@ def pair_round(request, slug, stage_id):
             request,
             _("%(round)s of “%(stage)s” paired.") % {"round": round_row, "stage": stage.name},
         )
+        missing = pairing.missing_from_round(round_row)
+        if missing:
+            messages.warning(request, _missing_message(round_row, missing))
     return redirect("desk:tournament", slug=tournament.slug)
 
 
@@ -379,7 +406,7 @@ def _summary(match):
     home, away = results.get(match.home_id), results.get(match.away_id)
     if home is None or away is None:
         return ""
-    return _("%(home)s %(hp)d – %(ap)d %(away)s: MP %(hmp)d / %(amp)d, VP %(hvp)d – %(avp)d.") % {
+    text = _("%(home)s %(hp)d – %(ap)d %(away)s: MP %(hmp)d / %(amp)d, VP %(hvp)d – %(avp)d.") % {
         "home": match.home.name,
         "away": match.away.name,
         "hp": home.points,
@@ -389,6 +416,18 @@ def _summary(match):
         "hvp": home.vp,
         "avp": away.vp,
     }
+    if home.points == away.points and match.winner_id in (match.home_id, match.away_id):
+        # level points with a winner: the last capture of a level third tie-break deal lost it
+        winner, loser = (
+            (match.home, match.away)
+            if match.winner_id == match.home_id
+            else (match.away, match.home)
+        )
+        text += " " + _(
+            "%(winner)s wins: the third tie-break deal ended level, and %(loser)s made its last "
+            "capture, which loses it under the rules."
+        ) % {"winner": winner.name, "loser": loser.name}
+    return text
 
 
 def _try_result(match, deals, outcome, offender, user, *, dry_run, time_expired=False, **save):
@@ -407,6 +446,14 @@ def _try_result(match, deals, outcome, offender, user, *, dry_run, time_expired=
                 **({} if dry_run else save),
             )
             summary = _summary(Match.objects.prefetch_related("results").get(pk=match.pk))
+            if saved.dropped:
+                summary += " " + ngettext(
+                    "The last deal of the earlier result was left out: the corrected match "
+                    "was over before it.",
+                    "The last %(n)d deals of the earlier result were left out: the corrected "
+                    "match was over before them.",
+                    saved.dropped,
+                ) % {"n": saved.dropped}
             if dry_run:
                 raise _DryRun(summary)
     except _DryRun as check:
@@ -511,6 +558,7 @@ def enter_result(request, slug, match_id):
     not_editable = _result_editable(match)
     current = results.in_force(match)
     error, summary, stale, reason = "", "", None, ""
+    confirm_delete = False
     based_on = current.number if current else ""
     status = 200
     if request.method == "POST":
@@ -530,6 +578,9 @@ def enter_result(request, slug, match_id):
                 error = _decide(request, match, based_on)
                 if not error:
                     return redirect("desk:match", slug=tournament.slug, match_id=match.pk)
+            elif action == "delete" and not request.POST.get("confirm_delete"):
+                # a deletion is asked once more, on its own, before anything is changed
+                confirm_delete = True
             elif action == "delete":
                 saved = results.delete_result(
                     match, user=request.user, reason=reason, based_on=based_on, reason_required=True
@@ -562,7 +613,7 @@ def enter_result(request, slug, match_id):
                 "desk/_feedback.html",
                 {"error": error, "summary": summary, "checked": True},
             )
-        if not error and not dry_run:
+        if not error and not dry_run and not confirm_delete:
             if created:
                 messages.success(request, _("Result saved. %(summary)s") % {"summary": summary})
             else:
@@ -616,5 +667,6 @@ def enter_result(request, slug, match_id):
         "based_on": based_on,
         "reason": reason,
         "has_result": match.status == Match.Status.DONE and not match.is_bye,
+        "confirm_delete": confirm_delete,
     }
     return render(request, "desk/match.html", context, status=status)

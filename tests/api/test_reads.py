@@ -304,3 +304,22 @@ def test_adding_lines_through_the_api_keeps_the_registration_rules(api, organize
     assert_error(same_name, 400)
     assert t.entries.count() == 1
     assert not Player.objects.filter(name__in=["Altro", "Terzo", "Quinto"]).exists()
+
+
+def test_a_matchs_results_are_home_line_first(api, tournament):
+    """Issue 30: the list followed the lines' ids, so the away line came first whenever its id
+    was lower."""
+    from tests.tournaments.helpers import deals
+    from tournaments.services import results
+
+    match = factories.matches(tournament)[0]
+    Match.objects.filter(pk=match.pk).update(home=match.away, away=match.home)
+    match.refresh_from_db()
+    assert match.home_id > match.away_id
+    results.enter_result(match, deals((5, 2), (3, 4), (4, 1)))
+    listed = api().get("/api/v1/matches/", {"tournament": tournament.pk}).json()["results"]
+    for body in (
+        api().get(f"/api/v1/matches/{match.pk}/").json(),
+        next(row for row in listed if row["id"] == match.pk),
+    ):
+        assert [r["line"] for r in body["results"]] == [match.home_id, match.away_id]

@@ -385,10 +385,11 @@ def test_deleting_a_result_on_the_desk_needs_a_reason_and_is_logged(client, orga
     client.force_login(organizer)
     url = reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk])
     assert client.post(url, _form(match, [(WIN, {"scope": 2})])).status_code == 302
-    refused = client.post(url, {"action": "delete", "based_on": "1", "reason": ""})
+    delete = {"action": "delete", "based_on": "1", "confirm_delete": "1"}
+    refused = client.post(url, {**delete, "reason": ""})
     match.refresh_from_db()
     assert refused.status_code == 400 and match.status == Match.Status.DONE
-    client.post(url, {"action": "delete", "based_on": "1", "reason": "wrong table"})
+    client.post(url, {**delete, "reason": "wrong table"})
     match.refresh_from_db()
     assert match.status == Match.Status.SCHEDULED
     assert not MatchResult.objects.filter(match=match).exists()

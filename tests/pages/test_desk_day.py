@@ -342,3 +342,27 @@ def test_new_desk_pages_pass_the_structural_audit(client, organizer):
     ]
     for url in urls:
         assert audit(client.get(url).content.decode()) == [], url
+
+
+def test_the_reseed_table_heads_the_bracket_as_drawn_in_words_that_fit(client, organizer):
+    """Issue 30: the column of the bracket as drawn was headed "Pareggiati" (drawn matches)."""
+    from tests.tournaments.test_lifecycle import _swap_second_and_third
+    from tournaments.services import lifecycle
+
+    tournament, groups_stage, _knockout = _closed_groups_with_knockout()
+    desk = _desk(tournament, organizer, client)
+    lifecycle.reopen_stage(groups_stage)
+    _swap_second_and_third(groups_stage)
+    html = client.get(desk).content.decode()
+    table = html[html.index('class="drift-table"') : html.index("</table>", html.index("drift"))]
+    assert "Pareggiati" not in table
+    assert "In tabellone" in table
+
+
+def test_the_wizard_calls_the_criteria_for_lines_level_on_vp_by_their_name(client, organizer):
+    """Issue 30: the wizard's "Spareggi" section held the ranking criteria, while "spareggi"
+    are the tie-break deals of a knock-out match."""
+    client.force_login(organizer)
+    html = client.get(reverse("desk:new") + "?preset=scopa-classica-11").content.decode()
+    assert "<legend>Criteri di classifica a pari punti</legend>" in html
+    assert "<legend>Spareggi</legend>" not in html

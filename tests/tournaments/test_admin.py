@@ -231,3 +231,13 @@ def test_the_admins_match_page_lists_the_deals_and_sends_results_to_the_desk(cli
     listing = client.get(reverse("admin:tournaments_match_changelist")).content.decode()
     assert reverse("desk:match", args=[tournament.slug, match.pk]) in listing
     assert "enter-result" not in listing and "delete_results" not in listing
+
+
+def test_the_rule_options_help_text_speaks_to_organizers(organizer, client):
+    """Issue 30: the help text said "Opzioni di regolamento di rules.md", a file of the code."""
+    tournament = make_tournament(stages=[RR])
+    page = client.get(reverse("admin:tournaments_tournament_change", args=[tournament.pk]))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "rules.md" not in html
+    assert "Opzioni di gioco" in html

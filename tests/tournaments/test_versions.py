@@ -182,3 +182,56 @@ def test_two_concurrent_saves_from_the_same_version_one_wins_one_is_refused():
     assert sorted(outcomes) == ["saved", "stale"]
     assert ResultVersion.objects.filter(match=match).count() == 1
     assert ChangeLog.objects.filter(match=match, action="result.entered").count() == 1
+
+
+def _record_of(*pairs):
+    """A verified record's verdict with these deals (all in scope)."""
+    home = sum(h for h, _a in pairs)
+    away = sum(a for _h, a in pairs)
+    return {
+        "valid": True,
+        "sides": 2,
+        "totals": [home, away],
+        "winner": 0 if home > away else 1,
+        "deals": [
+            {"points": [h, a], "breakdown": [{"scope": h} if h else {}, {"scope": a} if a else {}]}
+            for h, a in pairs
+        ],
+        "outcome": {"kind": "completed"},
+    }
+
+
+def _sheet_deals(version):
+    return [
+        {"points": d["points"], "breakdown": d["breakdown"], "tiebreak": d["tiebreak"]}
+        for d in version.sheet["deals"]
+    ]
+
+
+@pytest.mark.django_db
+def test_a_correction_that_ends_the_match_earlier_replaces_the_records_deals_whole():
+    """Issue 30: the desk form starts from the record's deals; a correction that ends the match
+    sooner was refused ("already over after deal 3") until the organizer cleared the record's
+    later rows by hand. The rows still as the record had them are left out; the new version's
+    deals are the corrected sheet only."""
+    match = _match()
+    record = results.apply_verified_result(match, _record_of((4, 2), (3, 3), (3, 2), (0, 4)))
+    assert record.version.status == ResultVersion.Status.IN_FORCE
+    typed = _sheet_deals(record.version)
+    typed[2] = {"points": [4, 2], "breakdown": [{"scope": 4}, {"scope": 2}]}  # 11–7 after deal 3
+    saved = results.save_result(match, typed, based_on=1, reason="una scopa in più")
+    assert saved.created and saved.dropped == 1
+    assert [d["points"] for d in saved.version.sheet["deals"]] == [[4, 2], [3, 3], [4, 2]]
+    assert _totals(match) == (11, 7)
+    match.refresh_from_db()
+    assert match.winner_id == match.home_id
+
+
+@pytest.mark.django_db
+def test_a_deal_typed_after_the_end_of_a_corrected_match_is_still_refused():
+    match = _match()
+    results.apply_verified_result(match, _record_of((4, 2), (3, 3), (3, 2), (0, 4)))
+    typed = deals((4, 2), (3, 3), (4, 2), (0, 5))  # the last deal is not the record's
+    with pytest.raises(ResultError):
+        results.save_result(match, typed, based_on=1, reason="una scopa in più")
+    assert ResultVersion.objects.filter(match=match).count() == 1

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from tournaments.exceptions import LineImportError, TournamentError
-from tournaments.models import Entry, Line, LineMember, Player
+from tournaments.models import Entry, Line, LineMember, Player, Round
 from tournaments.services import changelog, rows
 from tournaments.services.csv_cells import restore
 
@@ -66,13 +66,23 @@ def _player(name, federation_id, club, city):
     return Player.objects.create(name=name, federation_id=federation_id, club=club, city=city)
 
 
-def _create_line(tournament, row: LineRow, seed):
+def checks_in_new_lines(tournament) -> bool:
+    """Whether a line entered now is checked in: the check-in list is in use (a line is ticked)
+    and a round is already paired, so the line is a late entry registered at the desk, where
+    it is present. Left unticked it would be left out of every draw still to come."""
+    return (
+        Entry.objects.filter(tournament=tournament, checked_in=True).exists()
+        and Round.objects.filter(stage__tournament=tournament).exists()
+    )
+
+
+def _create_line(tournament, row: LineRow, seed, *, checked_in=False):
     line = Line.objects.create(name=row.name)
     LineMember.objects.bulk_create(
         LineMember(line=line, player=_player(name, fid, row.club, row.city), position=position)
         for position, (name, fid) in enumerate(row.players)
     )
-    Entry.objects.create(tournament=tournament, line=line, seed=seed)
+    Entry.objects.create(tournament=tournament, line=line, seed=seed, checked_in=checked_in)
     return line
 
 
@@ -161,6 +171,7 @@ def add_lines(tournament, rows: list[LineRow], *, user=None, action="lines.added
         raise LineImportError(errors)
     seed = _next_seed(tournament)
     used = {row.seed for row in rows if row.seed is not None}
+    checked_in = checks_in_new_lines(tournament)
     lines = []
     for row in rows:
         if row.seed is None:
@@ -168,7 +179,7 @@ def add_lines(tournament, rows: list[LineRow], *, user=None, action="lines.added
                 seed += 1
             row.seed = seed
             used.add(seed)
-        lines.append(_create_line(tournament, row, row.seed))
+        lines.append(_create_line(tournament, row, row.seed, checked_in=checked_in))
     changelog.record(tournament, action, user=user, lines=len(lines))
     return lines
 
@@ -225,7 +236,9 @@ def register_line(tournament, line, *, seed=None, user=None):
         problems.append(_("seed %(seed)d is already taken") % {"seed": seed})
     if problems:
         raise TournamentError("; ".join(problems))
-    entry = Entry.objects.create(tournament=tournament, line=line, seed=seed)
+    entry = Entry.objects.create(
+        tournament=tournament, line=line, seed=seed, checked_in=checks_in_new_lines(tournament)
+    )
     changelog.record(tournament, "line.added", user=user, lines=1)
     return entry
 

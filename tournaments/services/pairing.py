@@ -201,9 +201,9 @@ def _save_bye(stage, round_row, group, line_id, *, user=None, table=None):
 
 def _active_entries(tournament):
     entries = list(
-        Entry.objects.filter(tournament=tournament, withdrawn=False).order_by(
-            F("seed").asc(nulls_last=True), "id"
-        )
+        Entry.objects.filter(tournament=tournament, withdrawn=False)
+        .select_related("line")
+        .order_by(F("seed").asc(nulls_last=True), "id")
     )
     if any(entry.checked_in for entry in entries):
         entries = [entry for entry in entries if entry.checked_in]
@@ -492,6 +492,62 @@ def pair_next_round(stage, *, user=None) -> Round:
     )
     logger.info("stage %s: round %d paired, %d matches", stage.pk, next_number, len(matches))
     return round_row
+
+
+def missing_from_round(round_row) -> list[Entry]:
+    """The lines due to play (not withdrawn; checked in when the check-in list is in use) that
+    have no seat in ``round_row``, neither at a table nor with a bye: the desk names them
+    before the round is published (a late entry past the stage's last round for late entries,
+    a line ticked after its stage's draw)."""
+    if round_row.stage.kind not in PAIRED_BY_ROUND:
+        return []
+    seated: set[int | None] = set()
+    for home_id, away_id in Match.objects.filter(round=round_row).values_list("home_id", "away_id"):
+        seated.update((home_id, away_id))
+    entries = _active_entries(round_row.stage.tournament)
+    return [entry for entry in entries if entry.line_id not in seated]
+
+
+@dataclass(frozen=True)
+class LateJoiner:
+    """A late entry that plays its first round in a given round, and the bye score it got for
+    each round it missed (``missed``: ``(round number, VP)``)."""
+
+    line_id: int
+    name: str
+    missed: list[tuple[int, int]]
+
+    @property
+    def missed_vp(self) -> int:
+        return sum(vp for _number, vp in self.missed)
+
+
+def late_joiners(round_row) -> list[LateJoiner]:
+    """The late entries whose first round is ``round_row``, for its round sheet."""
+    if round_row.stage.kind not in PAIRED_BY_ROUND:
+        return []
+    members = list(
+        GroupMember.objects.filter(
+            group__stage_id=round_row.stage_id, joined_round=round_row.number
+        )
+        .select_related("line")
+        .order_by("position")
+    )
+    if not members:
+        return []
+    missed: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for line_id, number, vp in (
+        MatchResult.objects.filter(
+            match__round__stage_id=round_row.stage_id,
+            match__round__number__lt=round_row.number,
+            match__outcome=Outcome.BYE,
+            line_id__in=[m.line_id for m in members],
+        )
+        .order_by("match__round__number")
+        .values_list("line_id", "match__round__number", "vp")
+    ):
+        missed[line_id].append((number, vp))
+    return [LateJoiner(m.line_id, m.line.name, missed[m.line_id]) for m in members]
 
 
 def _round_has_results(round_row) -> bool:

@@ -57,6 +57,8 @@ class ResultBatch:
 
     def __init__(self) -> None:
         self.announce: list[int] = []
+        # byes of the draw: written for the webhooks, no ``results_changed`` (see _announce)
+        self.written_only: list[int] = []
         # the announced matches as the writer left them (locked until the commit)
         self.written: dict[int, Match] = {}
         self.vp_tables: dict[int, vp_algo.VPTable] = {}
@@ -153,6 +155,7 @@ class ResultBatch:
     def _gathered(self) -> tuple[list, ...]:
         return (
             self.announce,
+            self.written_only,
             self._versions,
             self._superseded,
             self._scores,
@@ -201,7 +204,7 @@ class ResultBatch:
             rows.update_each(latest.values(), PROJECTED_MATCH_FIELDS)
         if self._logs:
             changelog.record_many(self._logs)
-        for gathered in self._gathered()[1:]:  # the announcements wait for the end of the batch
+        for gathered in self._gathered()[2:]:  # the announcements wait for the end of the batch
             gathered.clear()
         self._pending.clear()
 
@@ -249,22 +252,31 @@ def written_together(*, announce: bool = True) -> Iterator[ResultBatch]:
         batch.flush()
     finally:
         _batch.reset(token)
-    if announce and batch.announce:
+    if announce and (batch.announce or batch.written_only):
         announced = list(dict.fromkeys(batch.announce))
         written = [batch.written[pk] for pk in announced]
-        results_written.send(sender=Match, match_ids=announced)
-        transaction.on_commit(lambda: send_results_changed(announced, written=written))
+        results_written.send(
+            sender=Match, match_ids=list(dict.fromkeys(announced + batch.written_only))
+        )
+        if announced:
+            transaction.on_commit(lambda: send_results_changed(announced, written=written))
 
 
-def _announce(match):
+def _announce(match, *, changed=True):
+    """Announce a result written: ``results_written`` in the transaction and, when ``changed``
+    (not for a bye of the draw), ``results_changed`` after the commit."""
     batch = _batch.get()
     if batch is not None:
-        batch.announce.append(match.pk)
-        batch.written[match.pk] = match
+        if changed:
+            batch.announce.append(match.pk)
+            batch.written[match.pk] = match
+        else:
+            batch.written_only.append(match.pk)
         return
     match_id = match.pk
     results_written.send(sender=Match, match_ids=[match_id])
-    transaction.on_commit(lambda: send_results_changed([match_id]))
+    if changed:
+        transaction.on_commit(lambda: send_results_changed([match_id]))
 
 
 # The match row's fields a projection writes (``updated_at`` for the rating workers' scan).

@@ -35,8 +35,10 @@ from tournaments.services.results.reading import (
     MAX_DEAL_NUMBER,
     OFFENCE_OUTCOMES,
     PLAYED_OUTCOMES,
+    Deal,
     Decision,
     bye_sheet,
+    deals_of,
     decision_of,
     parse_deals,
     same_result,
@@ -85,6 +87,8 @@ class SavedVersion:
 
     version: ResultVersion
     created: bool
+    dropped: int = 0
+    """Deals of the earlier version after the corrected match's end, left out (``save_result``)."""
 
 
 def _based_on_number(based_on):
@@ -168,10 +172,10 @@ def _put_in_force(match, version, current, *, user, action, label=None):
     if deferred and batch is not None:
         batch.defer_version(version, superseded)
     _log(match, action, version, user=user, results=results, replaced=replaced, label=label)
-    if version.source != ResultSource.BYE:
-        # a bye is part of the draw, saved with its round: no result to announce or to flag
-        # later rounds with
-        _announce(match)
+    # a bye is part of the draw, saved with its round: no result to flag later rounds with
+    # (``results_changed``), but its score is in force like any result: written for those who
+    # follow results (``results_written``: the webhooks' ``result.in_force``)
+    _announce(match, changed=version.source != ResultSource.BYE)
 
 
 def _save_version(
@@ -335,9 +339,27 @@ def save_result(
             raise ResultError(_("Say which line timed out, abandoned or forfeited."))
         if outcome == Outcome.COMPLETED and offender_side is not None:
             raise ResultError(_("A completed match has no offending line."))
-        decision = decide(
-            locked, parsed, outcome=outcome, offender_side=offender_side, time_expired=time_expired
-        )
+        try:
+            decision = decide(
+                locked,
+                parsed,
+                outcome=outcome,
+                offender_side=offender_side,
+                time_expired=time_expired,
+            )
+            dropped = 0
+        except ResultError as refusal:
+            kept = _without_carried_tail(locked, parsed, refusal)
+            if kept is None:
+                raise
+            dropped = len(parsed) - len(kept)
+            decision = decide(
+                locked,
+                kept,
+                outcome=outcome,
+                offender_side=offender_side,
+                time_expired=time_expired,
+            )
         saved = _save_version(
             locked,
             sheet=sheet_of(decision, time_expired=time_expired),
@@ -348,7 +370,42 @@ def save_result(
             reason_required=reason_required,
         )
     _copy_state(locked, match)
+    saved.dropped = dropped
     return saved
+
+
+def _same_deal(a: Deal, b: Deal) -> bool:
+    def cells(breakdown):
+        return {key: value for key, value in breakdown.items() if value}
+
+    return (
+        tuple(a.points) == tuple(b.points)
+        and all(cells(a.breakdown[side]) == cells(b.breakdown[side]) for side in (0, 1))
+        and a.is_tiebreak == b.is_tiebreak
+        and a.is_penalty == b.is_penalty
+    )
+
+
+def _without_carried_tail(match, deals: list[Deal], refusal: ResultError) -> list[Deal] | None:
+    """A correction is a whole new sheet that starts from the deals of the version in force.
+    When the corrected deals end the match earlier, the deals after its end that are still the
+    version's own (same place, same points) were carried over from it, not typed: they are
+    dropped (the deals before the end are returned). ``None`` when the refusal is another one,
+    or a deal after the end was typed anew (then it stands, as for a first entry)."""
+    cause = refusal.__cause__
+    if not isinstance(cause, match_end.SheetRefused) or cause.problem.code != "over_before":
+        return None
+    end = dict(cause.problem.params).get("n")
+    if not isinstance(end, int) or not 0 < end < len(deals):
+        return None
+    current = in_force(match)
+    earlier = deals_of(current.sheet if current is not None else None)
+    tail = deals[end:]
+    if len(earlier) < len(deals) or not all(
+        _same_deal(deal, earlier[end + index]) for index, deal in enumerate(tail)
+    ):
+        return None
+    return deals[:end]
 
 
 def save_bye(match, *, user=None) -> SavedVersion:
