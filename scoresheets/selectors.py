@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 from scoresheets.models import PrivateLink, TableReport
 
-
 # What ``models.new_token`` makes (``secrets.token_urlsafe``: the URL-safe base64 alphabet), with
 # room for longer tokens; anything else (a NUL, which PostgreSQL's text refuses, a space, a
 # slash) is no token and never reaches the database.
