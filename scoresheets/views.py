@@ -30,7 +30,7 @@ from scoresheets import selectors
 from scoresheets.models import TableReport
 from scoresheets.services import reports
 from tournaments.access import Action, link_may_act
-from tournaments.exceptions import ResultError, StaleResult
+from tournaments.exceptions import ResultError, StaleResult, VersionRequired
 from tournaments.models import Match, Stage
 from tournaments.services import results
 from tournaments.views import selectors as tsel
@@ -436,9 +436,16 @@ def referee_page(request, slug):
                 request.POST.get("choice", ""),
                 user=request.user,
                 reason=request.POST.get("reason", ""),
+                based_on=request.POST.get("based_on"),  # the version in force shown; None: 428
             )
             messages.success(request, _("Decision recorded."))
             return redirect("referee:disputes", slug=tournament.slug)
+        except StaleResult as refusal:
+            messages.error(request, str(refusal))
+            status = 409
+        except VersionRequired as refusal:
+            messages.error(request, str(refusal))
+            status = 428
         except ResultError as refusal:
             messages.error(request, str(refusal))
             status = 400
@@ -476,6 +483,7 @@ def referee_page(request, slug):
                 "names": _names(match),
                 "sides": sides,
                 "in_force": current if current and not current.is_removal else None,
+                "based_on": current.number if current else "",
             }
         )
     return render(

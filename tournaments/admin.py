@@ -951,7 +951,10 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
                         offender=offender,
                         user=request.user,
                         time_expired=data["time_expired"],
-                        based_on=data["based_on"],
+                        # the form's hidden field; a POST without it names no version
+                        based_on=results.named_version(
+                            data["based_on"] if "based_on" in request.POST else None
+                        ),
                         source=ResultSource.ADMIN,
                     )
                 except TournamentError as error:

@@ -76,3 +76,13 @@ class StaleResult(ResultError):
     def __init__(self, current, message=None):
         self.current = current
         super().__init__(message)
+
+
+class VersionRequired(ResultError):
+    """An organizer's change of the result in force that does not name the version of the result
+    it was based on (API: 428 Precondition Required); nothing was saved."""
+
+    default_message = _(
+        "This change does not say which version of the result it was based on: nothing was "
+        "saved. Reload the result and decide again."
+    )

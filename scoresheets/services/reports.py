@@ -522,10 +522,16 @@ def for_referee(report: TableReport) -> bool:
     )
 
 
-def decide(report: TableReport, choice: str, *, user, reason: str = "") -> TableReport:
+def decide(
+    report: TableReport, choice: str, *, user, reason: str = "", based_on=None
+) -> TableReport:
     """The referee's decision: ``"reported"`` (the submitting side's sheet) or ``"counter"``
     (the other side's own sheet) comes into force and the other one is rejected; ``"neither"``
-    rejects both (the result in force stays, or the referee enters one at the desk)."""
+    rejects both (the result in force stays, or the referee enters one at the desk).
+
+    ``based_on`` is the version in force the referee saw (``""``: none); a stale one raises
+    ``StaleResult``, a missing one ``VersionRequired``, and nothing changes."""
+    based_on = results.named_version(based_on)
     with transaction.atomic():
         locked = results.lock_match(report.match)
         report = (
@@ -547,7 +553,9 @@ def decide(report: TableReport, choice: str, *, user, reason: str = "") -> Table
         reason = clean_text(reason)
         rejected = [other] if choice != "neither" else [chosen, other]
         if choice != "neither":
-            results.accept_version(chosen, user=user, reason=reason)
+            results.accept_version(chosen, user=user, reason=reason, based_on=based_on)
+        else:
+            results.check_based_on(locked, based_on)
         for version in rejected:
             if version is not None:
                 version.refresh_from_db()

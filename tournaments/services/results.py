@@ -32,7 +32,7 @@ from django.utils.translation import ngettext
 from games.engine import match_end, sheet
 from games.engine.variants import get_variant
 from tournaments.algorithms import vp as vp_algo
-from tournaments.exceptions import ResultError, StaleResult, TournamentError
+from tournaments.exceptions import ResultError, StaleResult, TournamentError, VersionRequired
 from tournaments.models import (
     EndRule,
     Match,
@@ -762,6 +762,15 @@ def decision_from_verdict(match, verdict) -> Decision:
 UNCHECKED = object()
 """``based_on`` of a caller that does not edit a version it has shown (forfeits, imports, the
 demo data): no stale check."""
+
+
+def named_version(based_on):
+    """``based_on`` of an organizer's change of the result in force (desk, admin, API, referee),
+    which must name the version it read: ``None`` (not sent at all) raises
+    :class:`VersionRequired`; ``""`` or ``0`` say "no version was in force"."""
+    if based_on is None or based_on is UNCHECKED:
+        raise VersionRequired()
+    return based_on
 
 
 @dataclass
@@ -1515,6 +1524,15 @@ def _decidable(version_id, *, based_on):
         if seen != (current.number if current else None):
             raise StaleResult(current)
     return locked, version, current
+
+
+def check_based_on(locked_match, based_on) -> None:
+    """``StaleResult`` unless ``based_on`` names the version in force of the locked match (a
+    decision that changes no version itself, e.g. rejecting both sheets of a table)."""
+    if based_on is not UNCHECKED:
+        current = in_force(locked_match)
+        if _based_on_number(based_on) != (current.number if current else None):
+            raise StaleResult(current)
 
 
 def accept_version(version, *, user=None, based_on=UNCHECKED, reason=""):

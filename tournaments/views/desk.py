@@ -19,7 +19,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from tournaments import access
 from tournaments.access import Action
-from tournaments.exceptions import ResultError, StaleResult, TournamentError
+from tournaments.exceptions import ResultError, StaleResult, TournamentError, VersionRequired
 from tournaments.models import (
     EndRule,
     Match,
@@ -614,11 +614,15 @@ def enter_result(request, slug, match_id):
         offender_side = request.POST.get("offender", "")
         dry_run = action == "check"
         time_expired = bool(tournament.time_limit_s and request.POST.get("time_expired"))
-        based_on = request.POST.get("based_on", "")
+        # the version in force the form was read at ("": none); a POST without the field
+        # names none and changes nothing (VersionRequired), never "don't check"
+        based_on = request.POST.get("based_on")
         reason = request.POST.get("reason", "").strip()[:2000]
         try:
             if not_editable:
                 raise ResultError(not_editable)
+            if not dry_run:
+                results.named_version(based_on)
             if action in ("accept", "reject"):
                 error = _decide(request, match, based_on)
                 if not error:
@@ -646,6 +650,8 @@ def enter_result(request, slug, match_id):
         except StaleResult as refusal:
             error, stale = str(refusal), refusal.current
             status = 409
+        except VersionRequired as refusal:
+            error, status = str(refusal), 428
         except TournamentError as refusal:
             error = str(refusal)
             status = 400
@@ -679,7 +685,7 @@ def enter_result(request, slug, match_id):
     in_force_now = next((v for v in versions if v.status == ResultVersion.Status.IN_FORCE), None)
     for version in versions:
         version.summary = _sheet_summary(match, version)
-    if stale is not None or status == 409:
+    if stale is not None or status in (409, 428):
         # the form keeps the user's entry; the next save is based on what is in force now
         based_on = in_force_now.number if in_force_now else ""
     context = {
