@@ -248,3 +248,25 @@ def test_deleting_a_tournament_deletes_its_roles():
     t = factories.tournament(organizer=User.objects.create_user("o"))
     t.delete()
     assert not TournamentRole.objects.exists()
+
+
+def test_a_hidden_players_federation_id_answers_like_an_unknown_one(
+    api_client_for, two_tournaments
+):
+    """Issue 31, finding 6: 400 for a private player's federation id and 201 for an unknown one
+    told anyone who may create a tournament which ids belong to hidden players."""
+    a, b, org_a, _org_b = two_tournaments
+    hidden = Entry.objects.filter(tournament=b).first().line.members.get().player
+    hidden.federation_id = "FIGS-HIDDEN"
+    hidden.save(update_fields=["federation_id"])
+    client = api_client_for(org_a)
+    url = f"/api/v1/tournaments/{a.pk}/lines/"
+
+    def answer(fed):
+        response = client.post(
+            url, {"players": [{"name": "Nuovo", "federation_id": fed}]}, format="json"
+        )
+        return response.status_code, response.json()
+
+    assert answer("FIGS-HIDDEN") == answer("FIGS-NOBODY")
+    assert not Entry.objects.filter(tournament=a, line__members__player=hidden).exists()
