@@ -35,6 +35,7 @@ def deal_post(rows, **extra):
         "deals-MAX_NUM_FORMS": "40",
         "outcome": "completed",
         "offender": "",
+        "based_on": "",  # the form's hidden field: no version in force when it was read
     }
     data.update(extra)
     for i, (home, away) in enumerate(rows):
@@ -97,6 +98,10 @@ def test_enter_result_form_stores_and_refuses(client, played_setup, organizer):
     assert response.status_code == 200
     assert "Result refused" in response.content.decode() or "rifiutato" in response.content.decode()
     assert deals_of_match(match) == []
+    unnamed = deal_post([(4, 1), (3, 3), (5, 0)])
+    del unnamed["based_on"]  # issue 31: a save that names no version it read changes nothing
+    response = client.post(url, unnamed, follow=True)
+    assert "nulla" in response.content.decode() and deals_of_match(match) == []
     response = client.post(url, deal_post([(4, 1), (3, 3), (5, 0)]))
     assert response.status_code == 302
     match.refresh_from_db()
