@@ -114,6 +114,9 @@ class SubmissionAdmin(admin.ModelAdmin):
     ]
     fields = readonly_fields
 
+    class Media:
+        css = {"all": ["css/admin-record.css"]}
+
     def get_queryset(self, request):
         qs = super().get_queryset(request).with_version_status()
         if request.user.is_superuser:
@@ -177,7 +180,8 @@ class SubmissionAdmin(admin.ModelAdmin):
     @admin.display(description=_("record as submitted"))
     def pretty_document(self, obj):
         text = json.dumps(obj.document, indent=1, ensure_ascii=False)
-        return format_html('<pre style="max-height:30em;overflow:auto">{}</pre>', text)
+        # a class, not a style attribute: the CSP allows no inline style (css/admin-record.css)
+        return format_html('<pre class="record-json">{}</pre>', text)
 
     @admin.action(description=_("Verify again"))
     def rerun(self, request, queryset):
