@@ -80,6 +80,10 @@ class PrivateLink(models.Model):
             ),
         ]
 
+    # Not stored: the logged-in user acting through this link in the current request (the phone
+    # pages set it), so what they do is recorded as theirs (``reports.acting_user``).
+    acted_by = None
+
     def __str__(self):
         scope = f"match {self.match_id}" if self.match_id else "all matches"
         return f"{self.line} ({scope})"

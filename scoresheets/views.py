@@ -122,6 +122,10 @@ def _with_link(view=None, *, json_answer=False):
             if json_answer:
                 return _refusal(_revoked_sentence(revoked.link), 410, json_answer=True)
             return _revoked_page(request, revoked.link)
+        # a logged-in user (a scorer, a referee, an organizer) acting through a link acts as
+        # themselves: the change log and the versions name them (reports.acting_user)
+        user = getattr(request, "user", None)
+        link.acted_by = user if user is not None and user.is_authenticated else None
         return view(request, link, *args, **kwargs)
 
     return _throttled(wrapped, json_answer=json_answer)

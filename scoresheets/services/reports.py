@@ -111,12 +111,19 @@ def _expired(report: TableReport, tournament, now=None) -> bool:
     return report.submitted_at + timedelta(minutes=tournament.countersign_minutes) <= now
 
 
+def acting_user(link):
+    """The logged-in user acting through ``link`` in this request (``PrivateLink.acted_by``, set
+    by the phone pages), or None: a desk user's action through a link is recorded as theirs."""
+    user = getattr(link, "acted_by", None) if link is not None else None
+    return user if user is not None and getattr(user, "is_authenticated", False) else None
+
+
 def _log(match, action, report, *, link=None, user=None, **detail):
     changelog.record(
         match.round.stage.tournament,
         action,
         match=match,
-        user=user,
+        user=user if user is not None else acting_user(link),
         report=report.pk,
         side=report.side,
         state=report.state,
@@ -275,7 +282,10 @@ def submit(
         for earlier in _reports(locked, State.AWAITING, side=side):
             # this side corrects its own sheet before the other side answered
             results.withdraw_version(
-                earlier.version, label=f"link {link.pk}", reason=_("Corrected by its side.")
+                earlier.version,
+                label=f"link {link.pk}",
+                user=acting_user(link),
+                reason=_("Corrected by its side."),
             )
             earlier.state = State.SUPERSEDED
             earlier.save(update_fields=["state", "updated_at"])
@@ -286,6 +296,7 @@ def submit(
             time_expired=time_expired,
             based_on=based_on,
             label=f"link {link.pk}",
+            user=acting_user(link),
         )
         report = _reports(locked, State.DRAFT, side=side).first() or TableReport(
             match=locked, side=side
@@ -393,7 +404,7 @@ def accept(link: PrivateLink, match: Match, *, report_id=None) -> TableReport:
 
 
 def _sign(link, match, report) -> TableReport:
-    saved = results.countersign(report.version, label=f"link {link.pk}")
+    saved = results.countersign(report.version, label=f"link {link.pk}", user=acting_user(link))
     report.state = State.ACCEPTED
     report.answered_at = timezone.now()
     report.save(update_fields=["state", "answered_at", "updated_at"])
@@ -439,10 +450,14 @@ def _dispute(link, match, report, comment, deals, time_expired=False) -> TableRe
     counter = None
     if deals:
         counter = results.propose_result(
-            match, deals, time_expired=time_expired, label=f"link {link.pk}"
+            match, deals, time_expired=time_expired, label=f"link {link.pk}", user=acting_user(link)
         )
-        counter = results.refer_version(counter, label=f"link {link.pk}", reason=comment)
-    report.version = results.refer_version(report.version, label=f"link {link.pk}", reason=comment)
+        counter = results.refer_version(
+            counter, label=f"link {link.pk}", user=acting_user(link), reason=comment
+        )
+    report.version = results.refer_version(
+        report.version, label=f"link {link.pk}", user=acting_user(link), reason=comment
+    )
     report.state = State.DISPUTED
     report.answered_at = timezone.now()
     report.answer_comment = comment

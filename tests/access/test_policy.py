@@ -186,6 +186,9 @@ def test_what_each_role_may_do(two_tournaments):
         Action.EXPORT_PRIVATE,
     }
     assert may[Role.VIEWER] == {Action.VIEW}
+    # a link's token is a line's credential: only who enters results sees it (issue 31)
+    see_links = {role for role in Role if access.can_see_links(holders[role], a)}
+    assert see_links == {Role.ORGANIZER, Role.SCORER}
     superuser = User.objects.create_superuser("root")
     assert all(access.can_manage(superuser, a, x) for x in Action)
     staffer = _staff("s")

@@ -318,7 +318,10 @@ def print_round(request, slug, round_id):
             match.away_next = next_seats.get(match.away_id)
     from scoresheets.cards import attach_table_card_links
 
-    missing_links = attach_table_card_links(request, tournament, matches)
+    # the QR codes are the lines' credentials: only for those who may enter results
+    missing_links = False
+    if access.can_see_links(request.user, tournament):
+        missing_links = attach_table_card_links(request, tournament, matches)
     return render(
         request,
         "tournaments/desk/print.html",
