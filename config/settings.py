@@ -342,6 +342,9 @@ REST_FRAMEWORK = {
         # per private link at the table (scoresheets/views.py): a phone typing a sheet checks
         # it every few seconds
         "table-link": env.str("THROTTLE_TABLE_LINK", default="120/min"),
+        # unknown tokens per client address (scoresheets/views.py): a printed QR code never
+        # misses, a guesser always does; then every /p/ page answers 429 to that address
+        "table-link-miss": env.str("THROTTLE_TABLE_LINK_MISSES", default="20/hour"),
     },
 }
 

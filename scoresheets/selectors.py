@@ -3,6 +3,7 @@
 import re
 from dataclasses import dataclass
 
+from scoresheets import tokens
 from scoresheets.models import PrivateLink, TableReport
 
 # What ``models.new_token`` makes (``secrets.token_urlsafe``: the URL-safe base64 alphabet), with
@@ -19,11 +20,14 @@ def link_by_token(token: str) -> PrivateLink | None:
     """The link with this token, live or revoked (a revoked one gets its own refusal)."""
     if not is_token_shaped(token):
         return None
-    return (
+    link = (
         PrivateLink.objects.select_related("tournament", "line", "match")
-        .filter(token=token)
+        .filter(token_hash=tokens.token_hash(token))
         .first()
     )
+    if link is not None:
+        link._token = token  # the URL's own: no need to open the seal
+    return link
 
 
 def matches_of(link: PrivateLink):

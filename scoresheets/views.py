@@ -52,6 +52,41 @@ class _LinkThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": digest}
 
 
+class _MissThrottle(SimpleRateThrottle):
+    """Unknown tokens per client address (``get_ident``: REMOTE_ADDR, or the proxy's entry in
+    X-Forwarded-For behind HTTPS): guessing is limited per address, not only per token. Only
+    misses are counted; an address over the limit gets 429 on every phone page, before any
+    lookup."""
+
+    scope = "table-link-miss"
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+    def over(self, request) -> bool:
+        """Whether the address used up its misses (counts nothing)."""
+        self.key = self.get_cache_key(request, None)
+        self.history = self.cache.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        return len(self.history) >= self.num_requests
+
+    def miss(self, request) -> None:
+        self.allow_request(request, None)  # records the miss (up to the limit)
+
+
+def _too_many(wait, *, json_answer):
+    wait = max(1, ceil(wait or 1))
+    response = _refusal(
+        _("Too many requests; try again in %(s)d seconds.") % {"s": wait},
+        429,
+        json_answer=json_answer,
+    )
+    response["Retry-After"] = str(wait)
+    return response
+
+
 def _refusal(message, status, *, json_answer):
     """A refusal before the view runs, as the caller reads it: the open sheet's script reads
     JSON (an HTML or text answer would look like a dropped connection to it), a page reads
@@ -64,17 +99,17 @@ def _refusal(message, status, *, json_answer):
 def _throttled(view, *, json_answer=False):
     @wraps(view)
     def wrapped(request, token, *args, **kwargs):
+        misses = _MissThrottle()
+        if misses.over(request):
+            return _too_many(misses.wait(), json_answer=json_answer)
         throttle = _LinkThrottle()
         if not throttle.allow_request(request, _Token(token)):
-            wait = max(1, ceil(throttle.wait() or 1))
-            response = _refusal(
-                _("Too many requests; try again in %(s)d seconds.") % {"s": wait},
-                429,
-                json_answer=json_answer,
-            )
-            response["Retry-After"] = str(wait)
-            return response
-        return view(request, token, *args, **kwargs)
+            return _too_many(throttle.wait(), json_answer=json_answer)
+        try:
+            return view(request, token, *args, **kwargs)
+        except _NoSuchLink:
+            misses.miss(request)
+            raise Http404("No such link") from None
 
     return wrapped
 
@@ -89,10 +124,14 @@ class _Revoked(Exception):
         self.link = link
 
 
+class _NoSuchLink(Http404):
+    """A token nobody issued: a 404 that counts against the address (``_MissThrottle``)."""
+
+
 def _link(token):
     link = selectors.link_by_token(token)
     if link is None:
-        raise Http404("No such link")
+        raise _NoSuchLink("No such link")
     if not link.is_live:
         raise _Revoked(link)
     return link
