@@ -3,7 +3,9 @@
 
 Who may listen is the one access policy's answer (``tournaments.access``): a public page's
 socket needs the tournament to be visible to the user, a desk socket the right to view the desk.
-Anyone else gets the handshake closed, so a private tournament's slug tells nothing.
+Anyone else gets the handshake closed, so a private tournament's slug tells nothing. When a
+role is taken back (``live.signals``), each desk socket of the tournament asks again and closes
+(4403) if its user may no longer listen.
 """
 
 import logging
@@ -11,7 +13,7 @@ import logging
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from live.groups import desk_group_name, group_name
+from live.groups import ROLES_CHANGED, desk_group_name, group_name
 from tournaments import access
 from tournaments.access import Action
 
@@ -36,6 +38,7 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self):
         self.groups_joined = []
+        self.tournament_id = None
         slug = self.scope["url_route"]["kwargs"]["slug"]
         tournament_id = await database_sync_to_async(self._tournament_id)(
             slug, self.scope.get("user")
@@ -43,10 +46,16 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
         if tournament_id is None:
             await self.close(code=4404)
             return
+        self.tournament_id = tournament_id
         for group in self.groups_of(tournament_id):
             await self.channel_layer.group_add(group, self.channel_name)
             self.groups_joined.append(group)
         await self.accept()
+
+    def _still_allowed(self) -> bool:
+        user = self.scope.get("user")
+        access.forget_roles(user)  # the scope's user lives as long as the socket
+        return self.allowed_tournaments(user).filter(pk=self.tournament_id).exists()
 
     async def disconnect(self, code):
         for group in getattr(self, "groups_joined", []):
@@ -56,7 +65,14 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
         """The page has nothing to say; anything it sends is ignored."""
 
     async def tournament_changed(self, event):
-        await self.send_json({"type": "changed", "what": event.get("what", "")})
+        what = event.get("what", "")
+        if what == ROLES_CHANGED and not await database_sync_to_async(self._still_allowed)():
+            # the user's role went: the socket goes with it (4403, as a refused handshake)
+            await self.close(code=4403)
+            return
+        if what == ROLES_CHANGED:
+            return  # the page has nothing to refresh: the change log's own message does that
+        await self.send_json({"type": "changed", "what": what})
 
 
 class DeskConsumer(TournamentConsumer):

@@ -16,6 +16,8 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 logger = logging.getLogger(__name__)
 
 MESSAGE_TYPE = "tournament.changed"
+# ``what`` of the message that a role was taken back: desk sockets check their user again
+ROLES_CHANGED = "roles"
 SEND_TIMEOUT_S = 5.0
 
 

@@ -1,12 +1,13 @@
 """What makes the live pages change, announced once the change has committed: a match's result
 and a stage saved (opened, closed, reopened) for every page of the tournament; a change-log entry
-and a record refused or in error for its desk only (results waiting for a decision are logged)."""
+and a record refused or in error for its desk only (results waiting for a decision are logged);
+a role taken back for its desk sockets, which then close for whoever lost the right to listen."""
 
 from django.db import transaction
-from django.db.models.signals import post_save
+from django.db.models.signals import post_delete, post_save
 
-from live.groups import announce
-from tournaments.models import ChangeLog, Match, Stage
+from live.groups import ROLES_CHANGED, announce
+from tournaments.models import ChangeLog, Match, Stage, TournamentRole
 from tournaments.signals import results_changed
 
 
@@ -39,6 +40,12 @@ def on_submission_saved(sender, instance, **kwargs):
         transaction.on_commit(lambda: announce(tournament_id, "record", desk_only=True))
 
 
+def on_role_revoked(sender, instance, **kwargs):
+    """A role taken back: the desk sockets of the tournament check who may still listen."""
+    tournament_id = instance.tournament_id
+    transaction.on_commit(lambda: announce(tournament_id, ROLES_CHANGED, desk_only=True))
+
+
 def connect():
     from games.models import Submission
 
@@ -46,3 +53,4 @@ def connect():
     post_save.connect(on_stage_saved, sender=Stage, dispatch_uid="live.stage")
     post_save.connect(on_change_logged, sender=ChangeLog, dispatch_uid="live.log")
     post_save.connect(on_submission_saved, sender=Submission, dispatch_uid="live.record")
+    post_delete.connect(on_role_revoked, sender=TournamentRole, dispatch_uid="live.roles")
