@@ -221,6 +221,18 @@ def _count(queryset):
     return _SubqueryCount(queryset.order_by().values("pk"))
 
 
+class _VersionsShownForm(forms.Form):
+    """The version in force of each match an action changes, as its confirmation page showed it
+    (hidden ``based_on_<match id>``; "": none): a result changed meanwhile is refused."""
+
+    def __init__(self, shown: dict[int, object], *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for match_id, number in shown.items():
+            self.fields[f"based_on_{match_id}"] = forms.CharField(
+                required=False, widget=forms.HiddenInput, initial=number
+            )
+
+
 def confirm_page(modeladmin, request, queryset, *, action, title, message, form=None):
     """The intermediate page of an irreversible action (Django's delete-selected pattern)."""
     context = {
@@ -1004,6 +1016,12 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
                 ).values("pk")
             )
         if "apply" not in request.POST:
+            # each match's version in force as shown here: the deletion names the one it read
+            shown = {
+                match.pk: (version.number if version else "")
+                for match in queryset
+                for version in [results.in_force(match)]
+            }
             return confirm_page(
                 self,
                 request,
@@ -1014,13 +1032,15 @@ class MatchAdmin(TournamentScopedAdmin, admin.ModelAdmin):
                     "The deals and results of these matches will be deleted and the matches "
                     "set back to scheduled. This cannot be undone."
                 ),
+                form=_VersionsShownForm(shown),
             )
         deleted, refused = 0, []
         # latest rounds first, so a later knock-out result goes before the one it depends on
         for match in queryset.order_by("-round__number", "id"):
             try:
+                based_on = results.named_version(request.POST.get(f"based_on_{match.pk}"))
                 with transaction.atomic():
-                    results.delete_result(match, user=request.user)
+                    results.delete_result(match, user=request.user, based_on=based_on)
                 deleted += 1
             except TournamentError as error:
                 refused.append(f"{match}: {error}")

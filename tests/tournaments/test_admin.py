@@ -134,10 +134,17 @@ def test_delete_results_asks_for_confirmation(client, played_setup):
     results.enter_result(match, [{"points": [11, 0], "breakdown": [{"scope": 11}, {}]}])
     url = reverse("admin:tournaments_match_changelist")
     data = {"action": "delete_results", "_selected_action": [match.pk]}
-    assert client.post(url, data).status_code == 200
+    confirm = client.post(url, data)
+    assert confirm.status_code == 200
+    assert f'name="based_on_{match.pk}" value="1"' in confirm.content.decode()
     match.refresh_from_db()
     assert match.status == Match.Status.DONE
+    # issue 31: a deletion that names no version it read, or another one, deletes nothing
     client.post(url, {**data, "apply": "1"})
+    client.post(url, {**data, "apply": "1", f"based_on_{match.pk}": "7"})
+    match.refresh_from_db()
+    assert match.status == Match.Status.DONE
+    client.post(url, {**data, "apply": "1", f"based_on_{match.pk}": "1"})
     match.refresh_from_db()
     assert match.status == Match.Status.SCHEDULED
     assert ChangeLog.objects.filter(match=match, action="result.deleted").exists()
@@ -247,7 +254,12 @@ def test_admin_messages_count_one_in_the_singular(client, played_setup):
     assert "trovato 1 problema." in page
     match = Match.objects.filter(round__stage=stage).exclude(outcome=Outcome.BYE).first()
     results.enter_result(match, [{"points": [11, 0], "breakdown": [{"scope": 11}, {}]}])
-    data = {"action": "delete_results", "_selected_action": [match.pk], "apply": "1"}
+    data = {
+        "action": "delete_results",
+        "_selected_action": [match.pk],
+        "apply": "1",
+        f"based_on_{match.pk}": "1",
+    }
     page = client.post(
         reverse("admin:tournaments_match_changelist"), data, follow=True
     ).content.decode()
