@@ -273,3 +273,27 @@ def test_a_hidden_players_federation_id_answers_like_an_unknown_one(
 
     assert answer("FIGS-HIDDEN") == answer("FIGS-NOBODY")
     assert not Entry.objects.filter(tournament=a, line__members__player=hidden).exists()
+
+
+def test_the_line_import_does_not_name_a_hidden_player(two_tournaments):
+    """Beside finding 6: the CSV import told whose a guessed federation id was ("belongs to
+    <name>, not to <name>") whatever the importer could see."""
+    import io
+
+    from tournaments.exceptions import LineImportError
+    from tournaments.services import entries
+
+    a, b, org_a, org_b = two_tournaments
+    hidden = Entry.objects.filter(tournament=b).first().line.members.get().player
+    hidden.federation_id = "FIGS-HIDDEN"
+    hidden.save(update_fields=["federation_id"])
+    csv = "line,player 1,federation id 1\nIndovina,Chiunque,FIGS-HIDDEN\n"
+    with pytest.raises(LineImportError) as refused:
+        entries.import_lines_csv(a, io.StringIO(csv), user=org_a)
+    said = " ".join(message for _row, message in refused.value.errors)
+    assert "FIGS-HIDDEN" in said and hidden.name not in said
+    assert not Entry.objects.filter(tournament=a, line__members__player=hidden).exists()
+    # who can see the player still reads whose id it is
+    with pytest.raises(LineImportError) as told:
+        entries.import_lines_csv(b, io.StringIO(csv), user=org_b)
+    assert hidden.name in " ".join(message for _row, message in told.value.errors)
