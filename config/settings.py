@@ -35,6 +35,8 @@ DEBUG = env("DEBUG")
 SERVING = os.environ.get("SCOPA_ENTRY_POINT") in {"wsgi", "asgi"}
 DEVELOPMENT_SECRET_KEY = "django-insecure-development-only-set-SECRET_KEY-in-production"
 SECRET_KEY = env("SECRET_KEY")
+# Keys retired by a rotation: sessions and signed values made with them still read (Django's).
+SECRET_KEY_FALLBACKS = env.list("SECRET_KEY_FALLBACKS", default=[])
 if not SECRET_KEY:
     if SERVING and not DEBUG:
         raise ImproperlyConfigured(
@@ -43,6 +45,31 @@ if not SECRET_KEY:
             "output of `python -c 'import secrets; print(secrets.token_urlsafe(50))'`)."
         )
     SECRET_KEY = DEVELOPMENT_SECRET_KEY
+
+
+def weak_secret_key(key: str) -> str:
+    """Why ``key`` may not sign a public server's cookies and tokens, or "" when it may: the
+    development key above is published, and a short or repetitive key is guessed (Django's own
+    ``check --deploy`` rule: at least 50 characters, at least 5 different ones)."""
+    if key == DEVELOPMENT_SECRET_KEY or key.startswith("django-insecure-"):
+        return "it is the development key published in config/settings.py"
+    if len(key) < 50:
+        return f"it has {len(key)} characters, fewer than 50"
+    if len(set(key)) < 5:
+        return f"it has {len(set(key))} different characters, fewer than 5"
+    return ""
+
+
+if SERVING and not DEBUG:
+    for _name, _key in [("SECRET_KEY", SECRET_KEY)] + [
+        (f"SECRET_KEY_FALLBACKS[{i}]", k) for i, k in enumerate(SECRET_KEY_FALLBACKS)
+    ]:
+        if _why := weak_secret_key(_key):
+            raise ImproperlyConfigured(
+                f"{_name} is too weak for a server with DEBUG off: {_why}. Set it to a long "
+                "random string (for instance the output of "
+                "`python -c 'import secrets; print(secrets.token_urlsafe(50))'`)."
+            )
 ALLOWED_HOSTS = env("ALLOWED_HOSTS")
 # The address printed on table and line cards (docs/at-the-table.md), when the desk is opened at
 # another one than the phones reach; empty: the address the desk was opened at.
@@ -317,6 +344,9 @@ REST_FRAMEWORK = {
         # per private link at the table (scoresheets/views.py): a phone typing a sheet checks
         # it every few seconds
         "table-link": env.str("THROTTLE_TABLE_LINK", default="120/min"),
+        # unknown tokens per client address (scoresheets/views.py): a printed QR code never
+        # misses, a guesser always does; then every /p/ page answers 429 to that address
+        "table-link-miss": env.str("THROTTLE_TABLE_LINK_MISSES", default="20/hour"),
     },
 }
 

@@ -9,6 +9,7 @@ import json
 import logging
 from typing import cast
 
+from django import forms
 from django.contrib import admin, messages
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
@@ -19,7 +20,9 @@ from games.exceptions import SubmissionError
 from games.models import Submission, SubmissionQuerySet
 from tournaments import access
 from tournaments.access import Action
+from tournaments.admin import confirm_page
 from tournaments.exceptions import TournamentError
+from tournaments.services import results
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +30,12 @@ logger = logging.getLogger(__name__)
 def _decides(user, submission):
     """Rerunning a record and choosing the standing version decide a disputed result."""
     return access.can_manage(user, submission.match.round.stage.tournament, Action.DECIDE)
+
+
+class _BasedOnForm(forms.Form):
+    """The version in force the organizer saw on the confirmation page ("": none)."""
+
+    based_on = forms.CharField(required=False, widget=forms.HiddenInput)
 
 
 class MismatchFilter(admin.SimpleListFilter):
@@ -106,6 +115,9 @@ class SubmissionAdmin(admin.ModelAdmin):
     ]
     fields = tuple(readonly_fields)
 
+    class Media:
+        css = {"all": ["css/admin-record.css"]}
+
     def get_queryset(self, request):
         qs = cast(SubmissionQuerySet, super().get_queryset(request)).with_version_status()
         if request.user.is_superuser:
@@ -169,7 +181,8 @@ class SubmissionAdmin(admin.ModelAdmin):
     @admin.display(description=_("record as submitted"))
     def pretty_document(self, obj):
         text = json.dumps(obj.document, indent=1, ensure_ascii=False)
-        return format_html('<pre style="max-height:30em;overflow:auto">{}</pre>', text)
+        # a class, not a style attribute: the CSP allows no inline style (css/admin-record.css)
+        return format_html('<pre class="record-json">{}</pre>', text)
 
     @admin.action(description=_("Verify again"))
     def rerun(self, request, queryset):
@@ -202,8 +215,23 @@ class SubmissionAdmin(admin.ModelAdmin):
                 messages.ERROR,
             )
             return
+        if "apply" not in request.POST:
+            # the organizer decides against the version in force shown here, and names it
+            current = results.in_force(submission.match)
+            shown = current.number if current else ""
+            return confirm_page(
+                self,
+                request,
+                queryset,
+                action="make_standing",
+                title=_("Make this version the match's result"),
+                message=_("The result in force now: %(current)s. Replace it with this version?")
+                % {"current": _("version %(n)d") % {"n": shown} if shown else _("none")},
+                form=_BasedOnForm(initial={"based_on": shown}),
+            )
+        based_on = request.POST.get("based_on")  # None: no version named, a refusal (428)
         try:
-            services.choose_standing(submission, user=request.user)
+            services.choose_standing(submission, user=request.user, based_on=based_on)
         except (SubmissionError, TournamentError) as exc:
             self.message_user(request, str(exc), messages.ERROR)
             return

@@ -1229,10 +1229,12 @@ def rerun_verification(submission: Submission) -> None:
 def choose_standing(submission: Submission, *, user=None, based_on=None) -> None:
     """The organizer's decision for a verified record: its result version comes into force.
 
-    ``based_on`` (optional) is the version in force the organizer saw; a stale one is refused
-    with ``StaleResult``.
+    ``based_on`` is the version in force the organizer saw (``""`` or ``0``: none): a stale one
+    is refused with ``StaleResult``, a missing one (``None``) with ``VersionRequired``.
     """
-    from tournaments.services.results import UNCHECKED, accept_version
+    from tournaments.services.results import accept_version, named_version
+
+    based_on = named_version(based_on)
 
     version = submission.result_versions.order_by("-number").first()
     if submission.state != Submission.State.VERIFIED or version is None:
@@ -1240,5 +1242,5 @@ def choose_standing(submission: Submission, *, user=None, based_on=None) -> None
             _("Only a verified version can stand; this one is %(state)s.")
             % {"state": submission.get_state_display()}
         )
-    accept_version(version, user=user, based_on=UNCHECKED if based_on is None else based_on)
+    accept_version(version, user=user, based_on=based_on)
     logger.info("match %s: version %s now stands", submission.match_id, submission.version)

@@ -15,7 +15,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
 
-from live.groups import desk_group_name, group_name
+from live.groups import LiveEvent, desk_group_name, group_name
 from tournaments import access
 from tournaments.access import Action
 from tournaments.models import Tournament
@@ -30,6 +30,7 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
     """The socket of a tournament's public pages (``/ws/t/<slug>/``)."""
 
     groups_joined: list[str]
+    tournament_id: int | None = None
 
     def allowed_tournaments(self, user: ScopeUser) -> QuerySet[Tournament]:
         return access.visible_tournaments(user)
@@ -51,10 +52,18 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
         if tournament_id is None:
             await self.close(code=4404)
             return
+        self.tournament_id = tournament_id
         for group in self.groups_of(tournament_id):
             await self.channel_layer.group_add(group, self.channel_name)
             self.groups_joined.append(group)
         await self.accept()
+
+    def _still_allowed(self) -> bool:
+        user = self.scope.get("user")
+        access.forget_roles(user)  # the scope's user lives as long as the socket
+        if self.tournament_id is None:
+            return False
+        return self.allowed_tournaments(user).filter(pk=self.tournament_id).exists()
 
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups_joined", []):
@@ -64,7 +73,13 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
         """The page has nothing to say; anything it sends is ignored."""
 
     async def tournament_changed(self, event: dict[str, Any]) -> None:
-        await self.send_json({"type": "changed", "what": event.get("what", "")})
+        what = event.get("what", "")
+        if what == LiveEvent.ROLES:
+            if not await database_sync_to_async(self._still_allowed)():
+                # the user's role went: the socket goes with it (4403, as a refused handshake)
+                await self.close(code=4403)
+            return  # nothing to refresh: the change log's own message does that
+        await self.send_json({"type": "changed", "what": what})
 
 
 class DeskConsumer(TournamentConsumer):

@@ -28,10 +28,11 @@ class LiveEvent(enum.StrEnum):
     STAGE = "stage"  # a stage opened, closed or reopened: every page
     LOG = "log"  # a change-log entry: the desk only
     RECORD = "record"  # a record refused or in error, waiting on the desk: the desk only
+    ROLES = "roles"  # a role taken back: the desk's sockets check their user (nothing to show)
 
     @property
     def desk_only(self) -> bool:
-        return self in (LiveEvent.LOG, LiveEvent.RECORD)
+        return self in (LiveEvent.LOG, LiveEvent.RECORD, LiveEvent.ROLES)
 
 
 SEND_TIMEOUT_S = 5.0

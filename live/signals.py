@@ -1,6 +1,7 @@
 """What makes the live pages change, announced once the change has committed: a match's result
 and a stage saved (opened, closed, reopened) for every page of the tournament; a change-log entry
-and a record refused or in error for its desk only (results waiting for a decision are logged)."""
+and a record refused or in error for its desk only (results waiting for a decision are logged);
+a role taken back for its desk sockets, which then close for whoever lost the right to listen."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from django.db import transaction
-from django.db.models.signals import post_save
+from django.db.models.signals import post_delete, post_save
 
 from live.groups import LiveEvent, announce
-from tournaments.models import ChangeLog, Match, Stage
+from tournaments.models import ChangeLog, Match, Stage, TournamentRole
 from tournaments.signals import results_changed
 
 if TYPE_CHECKING:
@@ -50,6 +51,13 @@ def on_submission_saved(sender: type[Submission], instance: Submission, **kwargs
         transaction.on_commit(partial(announce, tournament_id, LiveEvent.RECORD))
 
 
+def on_role_revoked(
+    sender: type[TournamentRole], instance: TournamentRole, **kwargs: object
+) -> None:
+    """A role taken back: the desk sockets of the tournament check who may still listen."""
+    transaction.on_commit(partial(announce, instance.tournament_id, LiveEvent.ROLES))
+
+
 def connect() -> None:
     from games.models import Submission
 
@@ -57,3 +65,4 @@ def connect() -> None:
     post_save.connect(on_stage_saved, sender=Stage, dispatch_uid="live.stage")
     post_save.connect(on_change_logged, sender=ChangeLog, dispatch_uid="live.log")
     post_save.connect(on_submission_saved, sender=Submission, dispatch_uid="live.record")
+    post_delete.connect(on_role_revoked, sender=TournamentRole, dispatch_uid="live.roles")

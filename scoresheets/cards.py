@@ -22,8 +22,12 @@ class LinkCard:
 
 
 def card(request, link) -> LinkCard | None:
-    """The card of ``link`` (``None`` when there is no live link to show)."""
+    """The card of ``link`` (``None`` when there is no live link to show, or when no key of
+    the site opens its sealed token any more: the desk re-issues it)."""
     if link is None or not link.is_live:
+        return None
+    if link.token is None:
+        logger.warning("private link %s: its sealed token no longer opens", link.pk)
         return None
     url = phone_url(request, link)
     return LinkCard(link=link, url=url, svg=qr_svg(url))

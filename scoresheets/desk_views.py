@@ -1,8 +1,10 @@
 """The desk's pages for play at the table: private links, printable cards, the room view.
 
 Access is ``tournaments.access`` through ``access.desk_tournament``: whoever sees the desk sees the
-links and the room (``VIEW_DESK``); issuing, re-issuing and revoking a link is managing the
-entries (``MANAGE_ENTRIES``); starting a round's clock is running the stages (``RUN_STAGES``).
+room (``VIEW_DESK``); the links and the line cards show tokens, the credential of a line, so only
+those who may enter results see them (``ENTER_RESULTS``, ``access.can_see_links``); issuing,
+re-issuing and revoking a link is managing the entries (``MANAGE_ENTRIES``); starting a round's
+clock is running the stages (``RUN_STAGES``).
 Every change is a POST with its CSRF token; GET pages change nothing (printing the table cards
 never issues a link by itself: ``prepare_cards`` does, on the organizer's request).
 """
@@ -63,7 +65,7 @@ def _match_order(link: PrivateLink) -> tuple[int, int]:
 @require_safe
 def links_page(request, slug):
     """Each line with its live link (address, QR code, since when) and its table-card links."""
-    tournament = desk_tournament(request, slug, Action.VIEW_DESK)
+    tournament = desk_tournament(request, slug, Action.ENTER_RESULTS)
     live = _live_links(tournament).select_related(
         "match__round__stage", "match__home", "match__away", "created_by"
     )
@@ -180,7 +182,7 @@ def line_cards(request, slug):
     ``?line=<id>`` prints one line's card. Lines without a live link get none: the links page
     issues them (a GET never does).
     """
-    tournament = desk_tournament(request, slug, Action.VIEW_DESK)
+    tournament = desk_tournament(request, slug, Action.ENTER_RESULTS)
     entries = [e for e in _entries(tournament) if not e.withdrawn]
     line_id = _int(request.GET.get("line"))
     if line_id is not None:

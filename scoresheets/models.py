@@ -9,6 +9,7 @@ the change log are the result service's (``tournaments.services.results``).
 
 import secrets
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -16,6 +17,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from scoresheets import tokens
 from tournaments.models import Line, Match, ResultVersion, Tournament
 
 
@@ -25,7 +27,12 @@ def new_token() -> str:
 
 
 class PrivateLink(models.Model):
-    token = models.CharField(_("token"), max_length=43, unique=True, default=new_token)
+    # The token itself is not stored: its hash finds the link, its seal serves a reprint
+    # (scoresheets/tokens.py, docs/security.md). ``token`` below reads it.
+    token_hash = models.CharField(_("token hash"), max_length=64, unique=True, editable=False)
+    token_sealed = models.CharField(
+        _("sealed token"), max_length=120, blank=True, default="", editable=False
+    )
     tournament = models.ForeignKey(
         Tournament,
         on_delete=models.CASCADE,
@@ -80,13 +87,36 @@ class PrivateLink(models.Model):
             ),
         ]
 
+    # Not stored: the logged-in user acting through this link in the current request (the phone
+    # pages set it), so what they do is recorded as theirs (``reports.acting_user``).
+    acted_by = None
+    _token: str | None = None
+
     def __str__(self):
         scope = f"match {self.match_id}" if self.match_id else "all matches"
         return f"{self.line} ({scope})"
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self.token_hash:
+            self.set_token(new_token())
+        super().save(*args, **kwargs)
+
     @property
     def is_live(self) -> bool:
         return self.revoked_at is None
+
+    @property
+    def token(self) -> str | None:
+        """The token (for the card, the address): known when the link was just made or found by
+        it, otherwise opened from its seal; ``None`` if no key of the site opens it."""
+        if self._token is None and self.token_hash:
+            self._token = tokens.unseal(self.token_sealed, self.token_hash)
+        return self._token
+
+    def set_token(self, token: str) -> None:
+        self._token = token
+        self.token_hash = tokens.token_hash(token)
+        self.token_sealed = tokens.seal(token)
 
 
 class TableReport(models.Model):

@@ -1,19 +1,33 @@
 """Reading private links: selectors return data or None; views decide the HTTP answer."""
 
+import re
 from dataclasses import dataclass
 
+from scoresheets import tokens
 from scoresheets.models import PrivateLink, TableReport
+
+# What ``models.new_token`` makes (``secrets.token_urlsafe``: the URL-safe base64 alphabet), with
+# room for longer tokens; anything else (a NUL, which PostgreSQL's text refuses, a space, a
+# slash) is no token and never reaches the database.
+TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def is_token_shaped(token: str) -> bool:
+    return bool(token) and TOKEN_SHAPE.fullmatch(token) is not None
 
 
 def link_by_token(token: str) -> PrivateLink | None:
     """The link with this token, live or revoked (a revoked one gets its own refusal)."""
-    if not token or len(token) > 64:
+    if not is_token_shaped(token):
         return None
-    return (
+    link = (
         PrivateLink.objects.select_related("tournament", "line", "match")
-        .filter(token=token)
+        .filter(token_hash=tokens.token_hash(token))
         .first()
     )
+    if link is not None:
+        link._token = token  # the URL's own: no need to open the seal
+    return link
 
 
 def matches_of(link: PrivateLink):

@@ -32,7 +32,7 @@ from scoresheets.models import TableReport
 from scoresheets.services import reports
 from tournaments import selectors as tsel
 from tournaments.access import Action, desk_login_required, desk_tournament, link_may_act
-from tournaments.exceptions import ResultError, StaleResult
+from tournaments.exceptions import ResultError, StaleResult, VersionRequired
 from tournaments.models import Match, Stage
 from tournaments.services import results
 
@@ -52,6 +52,44 @@ class _LinkThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": digest}
 
 
+class _MissThrottle(SimpleRateThrottle):
+    """Unknown tokens per client address (``get_ident``: REMOTE_ADDR, or the proxy's entry in
+    X-Forwarded-For behind HTTPS): guessing is limited per address, not only per token. Only
+    misses are counted; an address over the limit gets 429 on every phone page, before any
+    lookup."""
+
+    scope = "table-link-miss"
+    duration: int
+    num_requests: int
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+    def over(self, request) -> bool:
+        """Whether the address used up its misses (counts nothing)."""
+        self.key = self.get_cache_key(request, None)
+        self.history = self.cache.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        return len(self.history) >= self.num_requests
+
+    def miss(self, request) -> None:
+        # records the miss (up to the limit); no view: the cache key reads only the address
+        self.allow_request(request, None)  # type: ignore[arg-type]
+
+
+def _too_many(wait, *, json_answer):
+    wait = max(1, ceil(wait or 1))
+    response = _refusal(
+        _("Too many requests; try again in %(s)d seconds.") % {"s": wait},
+        429,
+        json_answer=json_answer,
+    )
+    response["Retry-After"] = str(wait)
+    return response
+
+
 def _refusal(message, status, *, json_answer):
     """A refusal before the view runs, as the caller reads it: the open sheet's script reads
     JSON (an HTML or text answer would look like a dropped connection to it), a page reads
@@ -64,19 +102,19 @@ def _refusal(message, status, *, json_answer):
 def _throttled(view, *, json_answer=False):
     @wraps(view)
     def wrapped(request, token, *args, **kwargs):
+        misses = _MissThrottle()
+        if misses.over(request):
+            return _too_many(misses.wait(), json_answer=json_answer)
         throttle = _LinkThrottle()
         # The throttle reads only what ``_LinkThrottle.get_cache_key`` reads of the "view"
         # (its token); the stubs want an APIView.
         if not throttle.allow_request(request, _Token(token)):  # type: ignore[arg-type]
-            wait = max(1, ceil(throttle.wait() or 1))
-            response = _refusal(
-                _("Too many requests; try again in %(s)d seconds.") % {"s": wait},
-                429,
-                json_answer=json_answer,
-            )
-            response["Retry-After"] = str(wait)
-            return response
-        return view(request, token, *args, **kwargs)
+            return _too_many(throttle.wait(), json_answer=json_answer)
+        try:
+            return view(request, token, *args, **kwargs)
+        except _NoSuchLink:
+            misses.miss(request)
+            raise Http404("No such link") from None
 
     return wrapped
 
@@ -91,10 +129,14 @@ class _Revoked(Exception):
         self.link = link
 
 
+class _NoSuchLink(Http404):
+    """A token nobody issued: a 404 that counts against the address (``_MissThrottle``)."""
+
+
 def _link(token):
     link = selectors.link_by_token(token)
     if link is None:
-        raise Http404("No such link")
+        raise _NoSuchLink("No such link")
     if not link.is_live:
         raise _Revoked(link)
     return link
@@ -124,6 +166,10 @@ def _with_link(view=None, *, json_answer=False):
             if json_answer:
                 return _refusal(_revoked_sentence(revoked.link), 410, json_answer=True)
             return _revoked_page(request, revoked.link)
+        # a logged-in user (a scorer, a referee, an organizer) acting through a link acts as
+        # themselves: the change log and the versions name them (reports.acting_user)
+        user = getattr(request, "user", None)
+        link.acted_by = user if user is not None and user.is_authenticated else None
         return view(request, link, *args, **kwargs)
 
     return _throttled(wrapped, json_answer=json_answer)
@@ -439,9 +485,16 @@ def referee_page(request, slug):
                 request.POST.get("choice", ""),
                 user=request.user,
                 reason=request.POST.get("reason", ""),
+                based_on=request.POST.get("based_on"),  # the version in force shown; None: 428
             )
             messages.success(request, _("Decision recorded."))
             return redirect("referee:disputes", slug=tournament.slug)
+        except StaleResult as refusal:
+            messages.error(request, str(refusal))
+            status = 409
+        except VersionRequired as refusal:
+            messages.error(request, str(refusal))
+            status = 428
         except ResultError as refusal:
             messages.error(request, str(refusal))
             status = 400
@@ -479,6 +532,7 @@ def referee_page(request, slug):
                 "names": _names(match),
                 "sides": sides,
                 "in_force": current if current and not current.is_removal else None,
+                "based_on": current.number if current else "",
             }
         )
     return render(

@@ -124,6 +124,14 @@ def can_manage_site(user) -> bool:
     return _is_superuser(user)
 
 
+def can_see_links(user, tournament) -> bool:
+    """Whether ``user`` may see and print the players' private links of ``tournament`` (the links
+    page, line cards, the QR codes of table cards). A link's token is the credential to enter and
+    countersign its line's results, so only those who may enter results see it; a referee who saw
+    both lines' links could submit a sheet for one and countersign it for the other."""
+    return can_manage(user, tournament, Action.ENTER_RESULTS)
+
+
 def plays_in(user, match: Match) -> bool:
     """Whether ``user`` is a player (``Player.user``) of one of the match's two lines."""
     if not _authenticated(user):

@@ -98,3 +98,13 @@ class RefusalWithStatus(Exception):
 
     def as_dict(self) -> dict:
         return {"code": "refused", "message": str(self), "field": None}
+
+
+class VersionRequired(ResultError):
+    """An organizer's change of the result in force that does not name the version of the result
+    it was based on (API: 428 Precondition Required); nothing was saved."""
+
+    default_message = _(
+        "This change does not say which version of the result it was based on: nothing was "
+        "saved. Reload the result and decide again."
+    )

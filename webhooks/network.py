@@ -40,10 +40,35 @@ def _refuse(reason: str) -> WebhookURLError:
     )
 
 
+# IPv6 prefixes that carry an IPv4 address in their last 32 bits: mapped (::ffff:0:0/96),
+# compatible (::/96, deprecated), SIIT (::ffff:0:0:0/96, RFC 2765) and NAT64's well-known prefix
+# (64:ff9b::/96, RFC 6052). A packet to one of them reaches the embedded IPv4 address (through
+# the host's own stack or a translator), so that address is the one judged.
+_EMBEDDING_LAST_32 = tuple(
+    ipaddress.IPv6Network(prefix)
+    for prefix in ("::ffff:0:0/96", "::/96", "::ffff:0:0:0/96", "64:ff9b::/96")
+)
+# NAT64's local-use prefix (RFC 8215) embeds the address where its operator chooses: refused.
+_LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 address carries (mapped, compatible, SIIT, NAT64, 6to4), if any."""
+    for network in _EMBEDDING_LAST_32:
+        if ip in network:
+            return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    return ip.sixtofour  # 2002:AABB:CCDD::/48 carries AA.BB.CC.DD
+
+
 def _is_public(address: str) -> bool:
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip in _LOCAL_NAT64 or ip.teredo is not None:
+            return False
+        inner = embedded_ipv4(ip)
+        if inner is not None:
+            ip = inner
     return ip.is_global and not ip.is_multicast
 
 

@@ -21,7 +21,7 @@ from tournaments import access
 from tournaments import selectors as sel
 from tournaments.access import Action, desk_login_required, desk_rights, desk_tournament
 from tournaments.change_sentences import labelled
-from tournaments.exceptions import ResultError, StaleResult, TournamentError
+from tournaments.exceptions import ResultError, StaleResult, TournamentError, VersionRequired
 from tournaments.models import (
     EndRule,
     Match,
@@ -252,7 +252,10 @@ def print_round(request, slug, round_id):
             match.away_next = next_seats.get(match.away_id)
     from scoresheets.cards import attach_table_card_links
 
-    missing_links = attach_table_card_links(request, tournament, matches)
+    # the QR codes are the lines' credentials: only for those who may enter results
+    missing_links = False
+    if access.can_see_links(request.user, tournament):
+        missing_links = attach_table_card_links(request, tournament, matches)
     return render(
         request,
         "desk/print.html",
@@ -569,11 +572,15 @@ def enter_result(request, slug, match_id):
         offender_side = request.POST.get("offender", "")
         dry_run = action == "check"
         time_expired = bool(tournament.time_limit_s and request.POST.get("time_expired"))
-        based_on = request.POST.get("based_on", "")
+        # the version in force the form was read at ("": none); a POST without the field
+        # names none and changes nothing (VersionRequired), never "don't check"
+        based_on = request.POST.get("based_on")
         reason = request.POST.get("reason", "").strip()[:2000]
         try:
             if not_editable:
                 raise ResultError(not_editable)
+            if not dry_run:
+                results.named_version(based_on)
             if action in ("accept", "reject"):
                 error = _decide(request, match, based_on)
                 if not error:
@@ -604,6 +611,8 @@ def enter_result(request, slug, match_id):
         except StaleResult as refusal:
             error, stale = str(refusal), refusal.current
             status = 409
+        except VersionRequired as refusal:
+            error, status = str(refusal), 428
         except TournamentError as refusal:
             error = str(refusal)
             status = 400
@@ -637,7 +646,7 @@ def enter_result(request, slug, match_id):
     in_force_now = next((v for v in versions if v.status == ResultVersion.Status.IN_FORCE), None)
     for version in versions:
         version.summary = _sheet_summary(match, version)
-    if stale is not None or status == 409:
+    if stale is not None or status in (409, 428):
         # the form keeps the user's entry; the next save is based on what is in force now
         based_on = in_force_now.number if in_force_now else ""
     context = {

@@ -10,8 +10,13 @@ from typing import Any
 
 from django.db.models import Q
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import permissions, status, viewsets
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
+from rest_framework import permissions, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.generics import GenericAPIView
@@ -44,6 +49,26 @@ ERROR_BODY: dict[str, Any] = {
             },
             "required": ["code", "message", "field"],
         }
+    },
+}
+
+STAND_BODY = inline_serializer(
+    name="StandRequest",
+    fields={
+        "based_on": serializers.IntegerField(
+            required=False,
+            allow_null=True,
+            help_text="The number of the version in force you decided against (0 or null: none "
+            "was in force). Required unless the If-Match header says it.",
+        )
+    },
+)
+
+STALE_BODY = {
+    "type": "object",
+    "properties": {
+        "error": ERROR_BODY["properties"]["error"],
+        "current": {"type": "object", "nullable": True},
     },
 }
 
@@ -316,16 +341,44 @@ class SubmissionViewSet(ApiErrorsMixin, viewsets.ReadOnlyModelViewSet):
         data = SubmissionSerializer(submission, context={"request": request}).data
         return Response(data, status=status.HTTP_202_ACCEPTED)
 
-    @extend_schema(request=None, responses={200: SubmissionSerializer})
+    @extend_schema(
+        request=STAND_BODY,
+        parameters=[
+            OpenApiParameter(
+                "If-Match",
+                str,
+                OpenApiParameter.HEADER,
+                description='The version in force you decided against, as `"n"` (`""`: none); '
+                "instead of `based_on` in the body.",
+            )
+        ],
+        responses={
+            200: SubmissionSerializer,
+            400: OpenApiResponse(ERROR_BODY, description="Not verified, or refused."),
+            409: OpenApiResponse(
+                STALE_BODY, description="Another version came into force: nothing changed."
+            ),
+            428: OpenApiResponse(
+                ERROR_BODY,
+                description="Neither `based_on` nor `If-Match` names the version in force you "
+                "read (code `version_required`): nothing changed.",
+            ),
+        },
+    )
     @action(detail=True, methods=["post"])
     def stand(self, request, pk=None):
-        """Make this verified version the match's result."""
+        """Make this verified version the match's result; name the version in force you read
+        (`based_on` or `If-Match`), or the answer is 428."""
         submission = self.get_object()
         self._organizer_only(submission)
-        # the version in force the organizer saw: a body field or an If-Match header
-        based_on = request.data.get("based_on") if hasattr(request.data, "get") else None
-        if based_on is None and request.headers.get("If-Match"):
-            based_on = request.headers["If-Match"].strip().strip('"') or None
+        # the version in force the organizer saw: a body field or an If-Match header; neither
+        # is a 428 (services.choose_standing), never "don't check"
+        data = request.data if hasattr(request.data, "get") else {}
+        based_on = None
+        if "based_on" in data:
+            based_on = "" if data["based_on"] is None else data["based_on"]
+        elif "If-Match" in request.headers:
+            based_on = request.headers["If-Match"].strip().removeprefix("W/").strip('"')
         services.choose_standing(submission, user=request.user, based_on=based_on)
         submission.refresh_from_db()
         return Response(SubmissionSerializer(submission, context={"request": request}).data)

@@ -120,6 +120,13 @@ def _expired(report: TableReport, tournament: Tournament, now: datetime | None =
     return report.submitted_at + timedelta(minutes=tournament.countersign_minutes) <= now
 
 
+def acting_user(link: PrivateLink | None) -> Actor:
+    """The logged-in user acting through ``link`` in this request (``PrivateLink.acted_by``, set
+    by the phone pages), or None: a desk user's action through a link is recorded as theirs."""
+    user = getattr(link, "acted_by", None) if link is not None else None
+    return user if user is not None and getattr(user, "is_authenticated", False) else None
+
+
 def _log(
     match: Match,
     action: str,
@@ -133,7 +140,7 @@ def _log(
         match.round.stage.tournament,
         action,
         match=match,
-        user=user,
+        user=user if user is not None else acting_user(link),
         report=report.pk,
         side=report.side,
         state=report.state,
@@ -299,7 +306,10 @@ def submit(
         for earlier in _reports(locked, State.AWAITING, side=side):
             # this side corrects its own sheet before the other side answered
             results.withdraw_version(
-                earlier.version, label=f"link {link.pk}", reason=_("Corrected by its side.")
+                earlier.version,
+                label=f"link {link.pk}",
+                user=acting_user(link),
+                reason=_("Corrected by its side."),
             )
             earlier.state = State.SUPERSEDED
             earlier.save(update_fields=["state", "updated_at"])
@@ -310,6 +320,7 @@ def submit(
             time_expired=time_expired,
             based_on=based_on,
             label=f"link {link.pk}",
+            user=acting_user(link),
         )
         report = _reports(locked, State.DRAFT, side=side).first() or TableReport(
             match=locked, side=side
@@ -427,7 +438,7 @@ def accept(link: PrivateLink, match: Match, *, report_id: int | None = None) -> 
 
 def _sign(link: PrivateLink, match: Match, report: TableReport) -> TableReport:
     version = _version_of(report)
-    saved = results.countersign(version, label=f"link {link.pk}")
+    saved = results.countersign(version, label=f"link {link.pk}", user=acting_user(link))
     report.state = State.ACCEPTED
     report.answered_at = timezone.now()
     report.save(update_fields=["state", "answered_at", "updated_at"])
@@ -481,10 +492,14 @@ def _dispute(
     counter = None
     if deals:
         counter = results.propose_result(
-            match, deals, time_expired=time_expired, label=f"link {link.pk}"
+            match, deals, time_expired=time_expired, label=f"link {link.pk}", user=acting_user(link)
         )
-        counter = results.refer_version(counter, label=f"link {link.pk}", reason=comment)
-    report.version = results.refer_version(report.version, label=f"link {link.pk}", reason=comment)
+        counter = results.refer_version(
+            counter, label=f"link {link.pk}", user=acting_user(link), reason=comment
+        )
+    report.version = results.refer_version(
+        report.version, label=f"link {link.pk}", user=acting_user(link), reason=comment
+    )
     report.state = State.DISPUTED
     report.answered_at = timezone.now()
     report.answer_comment = comment
@@ -569,10 +584,21 @@ def for_referee(report: TableReport) -> bool:
     )
 
 
-def decide(report: TableReport, choice: str, *, user: Actor, reason: str = "") -> TableReport:
+def decide(
+    report: TableReport,
+    choice: str,
+    *,
+    user: Actor,
+    reason: str = "",
+    based_on: int | str | None = None,
+) -> TableReport:
     """The referee's decision: ``"reported"`` (the submitting side's sheet) or ``"counter"``
     (the other side's own sheet) comes into force and the other one is rejected; ``"neither"``
-    rejects both (the result in force stays, or the referee enters one at the desk)."""
+    rejects both (the result in force stays, or the referee enters one at the desk).
+
+    ``based_on`` is the version in force the referee saw (``""``: none); a stale one raises
+    ``StaleResult``, a missing one ``VersionRequired``, and nothing changes."""
+    based_on = results.named_version(based_on)
     with transaction.atomic():
         locked = results.lock_match(report.match)
         report = (
@@ -594,7 +620,9 @@ def decide(report: TableReport, choice: str, *, user: Actor, reason: str = "") -
         reason = clean_text(reason)
         rejected = [other] if choice != "neither" else [chosen, other]
         if choice != "neither":
-            results.accept_version(chosen, user=user, reason=reason)
+            results.accept_version(chosen, user=user, reason=reason, based_on=based_on)
+        else:
+            results.check_based_on(locked, based_on)
         for version in rejected:
             if version is not None:
                 version.refresh_from_db()

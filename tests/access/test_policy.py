@@ -183,6 +183,9 @@ def test_what_each_role_may_do(two_tournaments):
         Action.EXPORT_PRIVATE,
     }
     assert may[Role.VIEWER] == {Action.VIEW}
+    # a link's token is a line's credential: only who enters results sees it (issue 31)
+    see_links = {role for role in Role if access.can_see_links(holders[role], a)}
+    assert see_links == {Role.ORGANIZER, Role.SCORER}
     superuser = User.objects.create_superuser("root")
     assert all(access.can_manage(superuser, a, x) for x in Action)
     staffer = _staff("s")
@@ -245,3 +248,49 @@ def test_deleting_a_tournament_deletes_its_roles():
     t = factories.tournament(organizer=User.objects.create_user("o"))
     t.delete()
     assert not TournamentRole.objects.exists()
+
+
+def test_a_hidden_players_federation_id_answers_like_an_unknown_one(
+    api_client_for, two_tournaments
+):
+    """Issue 31, finding 6: 400 for a private player's federation id and 201 for an unknown one
+    told anyone who may create a tournament which ids belong to hidden players."""
+    a, b, org_a, _org_b = two_tournaments
+    hidden = Entry.objects.filter(tournament=b).first().line.members.get().player
+    hidden.federation_id = "FIGS-HIDDEN"
+    hidden.save(update_fields=["federation_id"])
+    client = api_client_for(org_a)
+    url = f"/api/v1/tournaments/{a.pk}/lines/"
+
+    def answer(fed):
+        response = client.post(
+            url, {"players": [{"name": "Nuovo", "federation_id": fed}]}, format="json"
+        )
+        return response.status_code, response.json()
+
+    assert answer("FIGS-HIDDEN") == answer("FIGS-NOBODY")
+    assert not Entry.objects.filter(tournament=a, line__members__player=hidden).exists()
+
+
+def test_the_line_import_does_not_name_a_hidden_player(two_tournaments):
+    """Beside finding 6: the CSV import told whose a guessed federation id was ("belongs to
+    <name>, not to <name>") whatever the importer could see."""
+    import io
+
+    from tournaments.exceptions import LineImportError
+    from tournaments.services import entries
+
+    a, b, org_a, org_b = two_tournaments
+    hidden = Entry.objects.filter(tournament=b).first().line.members.get().player
+    hidden.federation_id = "FIGS-HIDDEN"
+    hidden.save(update_fields=["federation_id"])
+    csv = "line,player 1,federation id 1\nIndovina,Chiunque,FIGS-HIDDEN\n"
+    with pytest.raises(LineImportError) as refused:
+        entries.import_lines_csv(a, io.StringIO(csv), user=org_a)
+    said = " ".join(message for _row, message in refused.value.errors)
+    assert "FIGS-HIDDEN" in said and hidden.name not in said
+    assert not Entry.objects.filter(tournament=a, line__members__player=hidden).exists()
+    # who can see the player still reads whose id it is
+    with pytest.raises(LineImportError) as told:
+        entries.import_lines_csv(b, io.StringIO(csv), user=org_b)
+    assert hidden.name in " ".join(message for _row, message in told.value.errors)

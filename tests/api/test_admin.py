@@ -43,10 +43,15 @@ def test_queue_detail_and_actions(
     detail = client.get(reverse("admin:games_submission_change", args=[second.pk]))
     assert detail.status_code == 200
     assert "scopa-match/1" in detail.content.decode()
+    chosen = {"action": "make_standing", "_selected_action": [second.pk]}
+    confirm = client.post(changelist, chosen)  # the page names the version in force
+    assert confirm.status_code == 200 and 'name="based_on" value="1"' in confirm.content.decode()
+    unnamed = client.post(changelist, {**chosen, "apply": "1"}, follow=True)
+    assert "nothing was saved" in unnamed.content.decode() or "nulla" in unnamed.content.decode()
+    second.refresh_from_db()
+    assert not second.is_standing  # issue 31: no version named, nothing changes
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(
-            changelist, {"action": "make_standing", "_selected_action": [second.pk]}, follow=True
-        )
+        response = client.post(changelist, {**chosen, "apply": "1", "based_on": "1"}, follow=True)
     assert response.status_code == 200
     second.refresh_from_db()
     first.refresh_from_db()

@@ -354,7 +354,7 @@ def test_two_disagreeing_legal_versions_wait_for_the_organizer(
     assert home.points == first.verdict["totals"][0]
     # The organizer makes version 2 the result.
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(f"/api/v1/submissions/{second.pk}/stand/")
+        response = client.post(f"/api/v1/submissions/{second.pk}/stand/", {"based_on": 1})
     assert response.status_code == 200, response.content
     second.refresh_from_db()
     first.refresh_from_db()
@@ -377,7 +377,8 @@ def test_only_organizers_and_referees_choose_the_standing_version(
     for outsider in (scorer, factories.players_user(match.home)):
         assert_error(api(outsider).post(f"/api/v1/submissions/{sub.pk}/stand/"), 403)
         assert_error(api(outsider).post(f"/api/v1/submissions/{sub.pk}/rerun/"), 403)
-    assert api(referee).post(f"/api/v1/submissions/{sub.pk}/stand/").status_code == 200
+    stand = api(referee).post(f"/api/v1/submissions/{sub.pk}/stand/", {"based_on": 1})
+    assert stand.status_code == 200
 
 
 def test_rerun_does_not_apply_the_result_twice(
@@ -471,3 +472,58 @@ def test_choosing_a_version_based_on_a_stale_one_is_a_409(
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(f"/api/v1/submissions/{second.pk}/stand/", {"based_on": 1})
     assert response.status_code == 200, response.content
+
+
+def test_choosing_a_version_without_naming_the_one_in_force_is_a_428(
+    api, organizer, tournament, match, django_capture_on_commit_callbacks
+):
+    """Issue 31, finding 2: with a desk correction in force, ``stand`` with no version (no
+    ``based_on``, no ``If-Match``) put the record's version back in force silently."""
+    from tournaments.models import ResultVersion
+    from tournaments.services import results
+
+    client = api(organizer)
+    sub = submit_and_run(
+        client, match, factories.record(tournament, seed=10), django_capture_on_commit_callbacks
+    )
+    corrected = [
+        {
+            "points": [d["points"][1], d["points"][0]],
+            "breakdown": [d["breakdown"][1], d["breakdown"][0]],
+            "tiebreak": d.get("tiebreak", False),
+        }
+        for d in sub.verdict["deals"]
+        if not d.get("void")
+    ]
+    with django_capture_on_commit_callbacks(execute=True):
+        results.enter_result(match, corrected, user=organizer, based_on=1, reason="desk")
+    desk = results.in_force(match)
+    assert desk.number == 2
+    for body in ({}, {"other": 1}):
+        response = client.post(f"/api/v1/submissions/{sub.pk}/stand/", body, format="json")
+        assert response.status_code == 428, response.content
+        error = response.json()["error"]
+        assert error["code"] == "version_required" and error["field"] == "based_on"
+    italian = client.post(f"/api/v1/submissions/{sub.pk}/stand/", HTTP_ACCEPT_LANGUAGE="it")
+    assert "versione" in italian.json()["error"]["message"]
+    assert results.in_force(match) == desk  # nothing changed
+    assert ResultVersion.objects.get(pk=desk.pk).status == "in_force"
+    stale = client.post(f"/api/v1/submissions/{sub.pk}/stand/", HTTP_IF_MATCH='"1"')
+    assert stale.status_code == 409
+    n = desk.number
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/api/v1/submissions/{sub.pk}/stand/", HTTP_IF_MATCH=f'"{n}"')
+    assert response.status_code == 200, response.content
+    sub.refresh_from_db()
+    assert sub.is_standing
+
+
+def test_the_schema_documents_the_428(api, db):
+    schema = api().get("/api/schema/", {"format": "json"}).json()
+    stand = next(
+        operation["post"] for path, operation in schema["paths"].items() if path.endswith("/stand/")
+    )
+    assert {"200", "409", "428"} <= set(stand["responses"])
+    assert any(p["name"] == "If-Match" for p in stand["parameters"])
+    body = stand["requestBody"]["content"]["application/json"]["schema"]["$ref"].split("/")[-1]
+    assert "based_on" in schema["components"]["schemas"][body]["properties"]

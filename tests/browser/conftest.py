@@ -46,6 +46,56 @@ def _leave_the_database_as_found(django_db_setup, django_db_blocker):
                 item.save()
 
 
+# Every page any browser test opens reports its Content-Security-Policy violations here; a test
+# that saw one fails (issue 31, finding 5: the projector's htmx <style>, the admin's style=).
+CSP_VIOLATIONS: list[str] = []
+CSP_LISTENER = """
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__scopaCspViolation([e.violatedDirective, e.blockedURI || "inline",
+    e.sourceFile || "", e.lineNumber, (e.sample || "").slice(0, 80)].join(" "));
+}, true);
+"""
+
+
+def watch_csp(context):
+    """Record the CSP violations of every page of ``context`` (before any page script runs)."""
+    context.expose_binding(
+        "__scopaCspViolation",
+        lambda source, text: CSP_VIOLATIONS.append(f"{source['page'].url}: {text}"),
+    )
+    context.add_init_script(CSP_LISTENER)
+    return context
+
+
+class _WatchedBrowser:
+    """The browser, whose every new context reports CSP violations (``watch_csp``)."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        return watch_csp(self._browser.new_context(**options))
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
+def settle_csp_reports(context):
+    """Let reports still on their way from the pages of ``context`` arrive (before closing it)."""
+    for page in context.pages:
+        if not page.is_closed():
+            page.wait_for_timeout(50)
+
+
+@pytest.fixture(autouse=True)
+def _no_csp_violation():
+    """Fail a browser test on any CSP violation of a page it visited."""
+    CSP_VIOLATIONS.clear()
+    yield
+    found, CSP_VIOLATIONS[:] = list(CSP_VIOLATIONS), []
+    assert not found, "Content-Security-Policy violations:\n" + "\n".join(found)
+
+
 @pytest.fixture(scope="module")
 def browser():
     executable = CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium")
@@ -61,7 +111,7 @@ def browser():
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield chromium
+        yield _WatchedBrowser(chromium)
         chromium.close()
     if previous is None:
         os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
@@ -85,6 +135,7 @@ def page_factory(browser, live_server):
 
     yield make
     for context in contexts:
+        settle_csp_reports(context)
         context.close()
 
 

@@ -171,6 +171,35 @@ def test_the_desk_hears_its_own_changes_and_the_public_does_not(channel_layer):
     async_to_sync(scenario)()
 
 
+def test_a_desk_socket_closes_when_its_users_role_is_revoked(channel_layer):
+    """Issue 31: a desk socket stayed open after the user's role was taken back. Now it closes
+    (4403) at the revocation; another desk user's socket stays and hears it in the log."""
+    from tournaments.models import Role, TournamentRole
+    from tournaments.services import roles
+
+    organizer, referee = factories.user(), factories.user()
+    tournament = factories.tournament(lines=2, organizer=organizer, referee=referee)
+    role = TournamentRole.objects.get(tournament=tournament, user=referee, role=Role.REFEREE)
+    path = f"/ws/desk/{tournament.slug}/"
+    referee_headers, organizer_headers = _session_headers(referee), _session_headers(organizer)
+
+    async def scenario():
+        theirs = WebsocketCommunicator(application, path, headers=referee_headers)
+        mine = WebsocketCommunicator(application, path, headers=organizer_headers)
+        assert (await theirs.connect(timeout=5))[0] and (await mine.connect(timeout=5))[0]
+        try:
+            await database_sync_to_async(roles.revoke)(tournament, role.pk, by=organizer)
+            closed = await theirs.receive_output(timeout=2)
+            assert closed == {"type": "websocket.close", "code": 4403}
+            # the organizer's desk stays open and hears the change log, nothing else
+            assert await mine.receive_json_from(timeout=1) == {"type": "changed", "what": "log"}
+            assert await mine.receive_nothing(timeout=0.3)
+        finally:
+            await mine.disconnect()
+
+    async_to_sync(scenario)()
+
+
 @pytest.mark.django_db(transaction=False)
 def test_the_desk_answers_htmx_with_its_live_part_alone(client):
     organizer = factories.user()

@@ -34,9 +34,16 @@ def match(tournament):
     )
 
 
-def _form(match, deals, *, outcome="completed", offender="", action="save"):
-    """POST data of the result form: ``deals`` as ``[(home_breakdown, away_breakdown)]``."""
-    data = {"rows": str(len(deals)), "outcome": outcome, "offender": offender, "action": action}
+def _form(match, deals, *, outcome="completed", offender="", action="save", based_on=""):
+    """POST data of the result form: ``deals`` as ``[(home_breakdown, away_breakdown)]``;
+    ``based_on`` is the version in force the form was read at ("": none, the page's own)."""
+    data = {
+        "rows": str(len(deals)),
+        "outcome": outcome,
+        "offender": offender,
+        "action": action,
+        "based_on": based_on,
+    }
     for i, (home, away) in enumerate(deals):
         for side, breakdown in (("home", home), ("away", away)):
             for category, value in breakdown.items():

@@ -167,3 +167,48 @@ def test_room_lists_tables_disputed_first_and_starts_the_round(running, people, 
     first_match.round.refresh_from_db()
     assert first_match.round.starts_at == started
     assert ChangeLog.objects.filter(tournament=running, action="round.started").count() == 1
+
+
+def test_only_those_who_enter_results_see_links_cards_and_qr_codes(running, people, first_match):
+    """Issue 31, finding 3: a referee read every line's token on the links page, submitted a
+    sheet as the home line and countersigned it as the away line."""
+    organizer, scorer = people
+    referee = User.objects.create_user("arbitro")
+    TournamentRole.objects.create(tournament=running, user=referee, role=Role.REFEREE)
+    home = links.link_for(running, first_match.home, first_match)
+    away = links.link_for(running, first_match.away, first_match)
+    line = links.link_for(running, first_match.home)
+    print_url = reverse("desk:print", args=[running.slug, first_match.round_id])
+    for name in ("room:links", "room:line-cards"):
+        assert _client(referee).get(_url(name, running)).status_code == 403
+        assert _client(scorer).get(_url(name, running)).status_code == 200
+    for user, shown in ((referee, False), (scorer, True), (organizer, True)):
+        html = _client(user).get(print_url).content.decode()
+        desk = _client(user).get(_url("desk:tournament", running)).content.decode()
+        for link in (home, away):  # the table cards' QR codes and addresses
+            assert (link.token in html) is shown, user
+        assert line.token not in html  # the line's own card is printed elsewhere
+        assert (_url("room:links", running) in desk) is shown, user
+
+
+def test_an_action_through_a_link_by_a_desk_user_is_recorded_as_theirs(
+    running, people, first_match
+):
+    from tests.scoresheets.test_reports import SHEET
+
+    _organizer, scorer = people
+    home = links.link_for(running, first_match.home)
+    away = links.link_for(running, first_match.away)
+    client = _client(scorer)
+    submit = reverse("table:submit", args=[home.token, first_match.pk])
+    body = {"deals": SHEET, "client_key": "5f0c8a56-0d5e-4d0e-9a39-1b1f0f0d4e21", "based_on": ""}
+    sent = client.post(submit, body, content_type="application/json")
+    assert sent.status_code == 200, sent.content
+    signed = client.post(
+        reverse("table:sheet", args=[away.token, first_match.pk]), {"action": "accept"}
+    )
+    assert signed.status_code == 302
+    logged = ChangeLog.objects.filter(match=first_match)
+    for action in ("result.proposed", "table.submitted", "result.countersigned", "table.accepted"):
+        entries = logged.filter(action=action)
+        assert entries.exists() and all(e.user_id == scorer.pk for e in entries), action

@@ -48,3 +48,36 @@ def test_a_link_acts_only_for_its_own_line_and_match(running, first_match):
     links.revoke(match_link)
     assert not link_may_act(match_link, first_match)
     assert link_by_token("") is None and link_by_token("x" * 100) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_keeps_every_token(running, first_match):
+    """Migration 0003 hashes and seals each token and drops the column; back, the tokens come
+    out of their seals: nothing is lost either way."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("scoresheets", "0002_indexes_led_by_a_unique_one")]
+    after = [("scoresheets", "0003_tokens_kept_as_hash_and_seal")]
+    made = [
+        links.link_for(running, first_match.home),
+        links.link_for(running, first_match.away, first_match),
+    ]
+    revoked = links.reissue(made[0])
+    known = {link.pk: link.token for link in [*made, revoked]}
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps.get_model("scoresheets", "PrivateLink")
+    assert dict(old.objects.values_list("pk", "token")) == known
+    extra = old.objects.create(
+        tournament_id=running.pk, line_id=first_match.away_id, token="Zq" * 11
+    )
+    known[extra.pk] = "Zq" * 11
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(after)
+    for pk, token in known.items():
+        found = link_by_token(token)
+        assert found is not None and found.pk == pk
+        assert PrivateLink.objects.get(pk=pk).token == token

@@ -82,10 +82,14 @@ def test_dispute_goes_to_the_referee_who_decides(client, running, first_match, c
     client.force_login(referee)
     page = client.get(reverse("referee:disputes", args=[running.slug]))
     assert page.status_code == 200 and "Deal 2 was ours" in page.content.decode()
+    assert 'name="based_on" value=""' in page.content.decode()  # no version in force yet
     report = TableReport.objects.get(match=first_match, state="disputed")
+    choice = {"report": report.pk, "choice": "reported", "reason": "checked the paper"}
+    unnamed = client.post(reverse("referee:disputes", args=[running.slug]), choice)
+    assert unnamed.status_code == 428  # issue 31: a decision names the version it was shown
+    assert Match.objects.get(pk=first_match.pk).winner_id is None
     decided = client.post(
-        reverse("referee:disputes", args=[running.slug]),
-        {"report": report.pk, "choice": "reported", "reason": "checked the paper"},
+        reverse("referee:disputes", args=[running.slug]), {**choice, "based_on": ""}
     )
     assert decided.status_code == 302
     assert Match.objects.get(pk=first_match.pk).winner_id == first_match.home_id

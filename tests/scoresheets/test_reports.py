@@ -126,7 +126,7 @@ def test_signed_over_the_desks_result_waits_for_the_referee(first_match, sides):
     signed.version.refresh_from_db()
     assert signed.version.status == V.AWAITING  # never over the organizer's result silently
     assert results.in_force(first_match) == desk and reports.for_referee(signed)
-    reports.decide(report, "reported", user=None, reason="seen both sheets")
+    reports.decide(report, "reported", user=None, reason="seen both sheets", based_on=desk.number)
     report.refresh_from_db()
     assert report.state == State.DECIDED and results.in_force(first_match) == report.version
     assert _totals(first_match)[0][1] in (11, 3)
@@ -164,7 +164,7 @@ def test_dispute_with_own_sheet_and_the_referees_decision(first_match, sides):
     assert disputed.state == State.DISPUTED and disputed.answer_comment == "Deal 2 was ours"
     assert disputed.version.status == V.AWAITING  # refreshed by refer_version
     assert disputed.counter_version.status == V.AWAITING
-    reports.decide(disputed, "counter", user=None)
+    reports.decide(disputed, "counter", user=None, based_on="")
     report.refresh_from_db()
     report.version.refresh_from_db()
     assert report.state == State.DECIDED and report.version.status == V.REJECTED
@@ -326,7 +326,9 @@ def test_the_referee_keeps_the_desks_result_over_a_signed_sheet(first_match, sid
     report = _submit(home, first_match).report
     desk = results.save_result(first_match, reports.deals_payload(OTHER)).version
     reports.accept(away, first_match)
-    reports.decide(report, "neither", user=None, reason="the desk's result is right")
+    reports.decide(
+        report, "neither", user=None, reason="the desk's result is right", based_on=desk.number
+    )
     report.refresh_from_db()
     assert report.state == State.DECIDED and results.in_force(first_match) == desk
     assert ResultVersion.objects.get(pk=report.version_id).status == V.REJECTED
@@ -343,3 +345,23 @@ def test_the_results_to_settle_are_found_in_one_query_of_the_reports_alone(
         settle = reports.matches_to_settle([first_match, *others])
     assert [m.pk for m in settle] == [first_match.pk]
     assert "tournaments_match" not in queries.captured_queries[0]["sql"]
+
+
+def test_the_referee_names_the_version_in_force_he_decided_against(first_match, sides):
+    """Issue 31, finding 2: a referee's decision changes the result in force only when it names
+    the version it was shown (None: VersionRequired; another one: StaleResult)."""
+    from tournaments.exceptions import StaleResult, VersionRequired
+
+    home, away = sides
+    report = _submit(home, first_match).report
+    desk = results.save_result(first_match, reports.deals_payload(OTHER)).version
+    reports.accept(away, first_match)
+    for choice in ("reported", "neither"):
+        with pytest.raises(VersionRequired):
+            reports.decide(report, choice, user=None)
+        with pytest.raises(StaleResult):
+            reports.decide(report, choice, user=None, based_on=desk.number + 5)
+        report.refresh_from_db()
+        assert report.state != State.DECIDED and results.in_force(first_match) == desk
+    reports.decide(report, "reported", user=None, based_on=desk.number)
+    assert results.in_force(first_match) == report.version

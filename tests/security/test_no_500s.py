@@ -74,7 +74,7 @@ def test_a_5000_digit_number_in_the_desk_result_form_is_a_form_error(client):
         .first()
     )
     client.force_login(user)
-    data = {"rows": "1", "outcome": "completed", "action": "save"}
+    data = {"rows": "1", "outcome": "completed", "action": "save", "based_on": ""}
     data["d0-home-scope"] = "9" * 5000
     data["d0-away-scope"] = "1"
     response = client.post(reverse("desk:match", args=[tournament.slug, match.pk]), data)

@@ -74,6 +74,38 @@ def test_the_server_refuses_to_start_without_a_secret_key(entry_point):
     )
 
 
+DEVELOPMENT_KEY = "django-insecure-development-only-set-SECRET_KEY-in-production"
+
+
+@pytest.mark.parametrize("entry_point", ["config.wsgi", "config.asgi"])
+@pytest.mark.parametrize(
+    ("variable", "key", "said"),
+    [
+        ("SECRET_KEY", DEVELOPMENT_KEY, "development key"),
+        ("SECRET_KEY", "abc", "fewer than 50"),
+        ("SECRET_KEY", "ab" * 40, "fewer than 5"),
+        ("SECRET_KEY_FALLBACKS", DEVELOPMENT_KEY, "development key"),
+        ("SECRET_KEY_FALLBACKS", f"{STRONG_KEY},short", "fewer than 50"),
+    ],
+)
+def test_the_server_refuses_a_known_or_weak_key(entry_point, variable, key, said):
+    """Issue 31, finding 8: with DEBUG off the entry points refuse the published development key
+    and a key that is short or repetitive, also among the fallbacks, naming the variable."""
+    keys = {"SECRET_KEY": STRONG_KEY, variable: key}
+    result = _run(["-c", f"import {entry_point}"], DEBUG="false", **keys)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert variable in result.stderr and said in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("entry_point", ["config.wsgi", "config.asgi"])
+def test_development_runs_keep_any_key(entry_point):
+    """DEBUG on (a development server) is unchanged: the short key still starts it."""
+    assert _run(["-c", f"import {entry_point}"], DEBUG="true", SECRET_KEY="abc").returncode == 0
+    fallbacks = {"SECRET_KEY": STRONG_KEY, "SECRET_KEY_FALLBACKS": STRONG_KEY[::-1]}
+    assert _run(["-c", f"import {entry_point}"], DEBUG="false", **fallbacks).returncode == 0
+
+
 def test_production_settings_follow_https():
     code = (
         "from django.conf import settings as s; import django; django.setup(); "

@@ -140,7 +140,7 @@ def test_an_impossible_sheet_on_the_desk_is_refused_with_the_sentence(client):
     tournament.organizers.add(user)
     client.force_login(user)
     url = reverse("desk:match", args=[tournament.slug, match.pk])
-    data = {"rows": "2", "outcome": "completed", "offender": "", "action": "save"}
+    data = {"rows": "2", "outcome": "completed", "offender": "", "action": "save", "based_on": ""}
     for category in ("carte", "denari", "settebello", "primiera"):
         data[f"d0-home-{category}"] = "1"
         data[f"d0-away-{category}"] = "1"

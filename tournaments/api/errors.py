@@ -15,7 +15,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from tournaments.exceptions import RefusalWithStatus, StaleResult, TournamentError
+from tournaments.exceptions import RefusalWithStatus, StaleResult, TournamentError, VersionRequired
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +53,9 @@ def api_exception_handler(exc, context):
         body = error_body("stale_version", exc)
         body["current"] = version_body(exc.current)
         return Response(body, status=status.HTTP_409_CONFLICT)
+    if isinstance(exc, VersionRequired):
+        body = error_body("version_required", exc, "based_on")
+        return Response(body, status=status.HTTP_428_PRECONDITION_REQUIRED)
     if isinstance(exc, TournamentError):
         code = type(exc).__name__.removesuffix("Error").lower() or "refused"
         return Response(error_body(f"{code}_refused", exc), status=status.HTTP_400_BAD_REQUEST)

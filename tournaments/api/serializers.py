@@ -67,12 +67,13 @@ class NewPlayerSerializer(serializers.Serializer):
         if "id" in attrs and not access.visible_players(user).filter(pk=attrs["id"]).exists():
             raise serializers.ValidationError({"id": _("No such player.")})
         fed = attrs.get("federation_id") or ""
+        # A federation id names one person (unique): it is used only for a player the caller
+        # can see. Any other, unknown or a hidden player's, gets the same refusal, so that the
+        # answer tells nothing about players the caller cannot see (issue 31, finding 6); a
+        # superuser sees every player, so an unknown id makes a new one.
         if "id" not in attrs and fed:
-            existing = Player.objects.filter(federation_id=fed)
-            if (
-                existing.exists()
-                and not access.visible_players(user).filter(federation_id=fed).exists()
-            ):
+            visible = access.visible_players(user).filter(federation_id=fed).exists()
+            if not visible and not access.can_manage_site(user):
                 raise serializers.ValidationError(
                     {"federation_id": _("This federation id cannot be used here.")}
                 )

@@ -12,6 +12,7 @@ from django.db.models import Max
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from tournaments import access
 from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.models import Entry, Line, LineMember, Player, Round
 from tournaments.services import changelog, rows
@@ -86,7 +87,7 @@ def _create_line(tournament, row: LineRow, seed, *, checked_in=False):
     return line
 
 
-def _validate(tournament, rows: list[LineRow]):
+def _validate(tournament, rows: list[LineRow], user=None):
     taken_names = set(
         Entry.objects.filter(tournament=tournament).values_list("line__name", flat=True)
     )
@@ -102,6 +103,12 @@ def _validate(tournament, rows: list[LineRow]):
     )
     fids = {fid for row in rows for _name, fid in row.players if fid}
     known = dict(Player.objects.filter(federation_id__in=fids).values_list("federation_id", "name"))
+    # the name of a player the importer cannot see is not shown (issue 31: a hidden player's
+    # name for a guessed federation id); None (seed_demo, the shell) sees everyone
+    hidden = set()
+    if user is not None:
+        seen = access.visible_players(user).filter(federation_id__in=fids)
+        hidden = set(known) - set(seen.values_list("federation_id", flat=True))
     entered = set(
         Entry.objects.filter(
             tournament=tournament, line__members__player__federation_id__in=fids
@@ -145,7 +152,12 @@ def _validate(tournament, rows: list[LineRow]):
                 seen_fids[fid] = row.row_number
             if fid in entered:
                 row.errors.append(_("player %(id)s already plays in this tournament") % {"id": fid})
-            if fid in known and known[fid].casefold() != name.casefold():
+            if fid in hidden and known[fid].casefold() != name.casefold():
+                row.errors.append(
+                    _("federation id %(id)s belongs to another player, not to %(name)s")
+                    % {"id": fid, "name": name}
+                )
+            elif fid in known and known[fid].casefold() != name.casefold():
                 row.errors.append(
                     _("federation id %(id)s belongs to %(known)s, not to %(name)s")
                     % {"id": fid, "known": known[fid], "name": name}
@@ -165,7 +177,7 @@ def _validate(tournament, rows: list[LineRow]):
 @transaction.atomic
 def add_lines(tournament, rows: list[LineRow], *, user=None, action="lines.added"):
     """Register lines (validated together: all or nothing)."""
-    _validate(tournament, rows)
+    _validate(tournament, rows, user)
     errors = [(row.row_number, message) for row in rows for message in row.errors]
     if errors:
         raise LineImportError(errors)

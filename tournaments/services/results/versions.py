@@ -20,7 +20,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from scopa import match_end
-from tournaments.exceptions import ResultError, StaleResult
+from tournaments.exceptions import ResultError, StaleResult, VersionRequired
 from tournaments.models import (
     Match,
     Outcome,
@@ -79,6 +79,15 @@ def _offender_side(match, offender):
 UNCHECKED = object()
 """``based_on`` of a caller that does not edit a version it has shown (forfeits, imports, the
 demo data): no stale check."""
+
+
+def named_version(based_on):
+    """``based_on`` of an organizer's change of the result in force (desk, admin, API, referee),
+    which must name the version it read: ``None`` (not sent at all) raises
+    :class:`VersionRequired`; ``""`` or ``0`` say "no version was in force"."""
+    if based_on is None or based_on is UNCHECKED:
+        raise VersionRequired()
+    return based_on
 
 
 @dataclass
@@ -569,6 +578,15 @@ def _decidable(version_id, *, based_on):
         if seen != (current.number if current else None):
             raise StaleResult(current)
     return locked, version, current
+
+
+def check_based_on(locked_match, based_on) -> None:
+    """``StaleResult`` unless ``based_on`` names the version in force of the locked match (a
+    decision that changes no version itself, e.g. rejecting both sheets of a table)."""
+    if based_on is not UNCHECKED:
+        current = in_force(locked_match)
+        if _based_on_number(based_on) != (current.number if current else None):
+            raise StaleResult(current)
 
 
 def accept_version(version, *, user=None, based_on=UNCHECKED, reason=""):
