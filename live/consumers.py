@@ -1,5 +1,5 @@
 """One WebSocket per open live page: it joins its tournament's groups and passes their
-"changed" messages on; the page's script (static/js/live.js) then refreshes its fragments.
+"changed" messages on; the page's script (public/static/js/live.js) then refreshes its fragments.
 
 Who may listen is the one access policy's answer (``tournaments.access``): a public page's
 socket needs the tournament to be visible to the user, a desk socket the right to view the desk.

@@ -2,8 +2,8 @@
 
 English is the source language: locale/en only has to exist (empty msgstr). Italian is the
 default (LANGUAGE_CODE "it"), so an untranslated or fuzzy Italian entry is English on a page.
-After adding strings: makemessages -l it -l en (see locale/it/LC_MESSAGES/django.po's header),
-translate, compilemessages.
+After adding strings: makemessages -l it -l en (see the header of
+config/locale/it/LC_MESSAGES/django.po), translate, compilemessages.
 """
 
 from __future__ import annotations

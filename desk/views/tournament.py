@@ -72,7 +72,8 @@ def tournament_desk(request, slug):
         "may": desk_rights(request.user, tournament),
         "poll_seconds": sel.poll_seconds(),
     }
-    # The live part alone for htmx (static/js/live.js refreshes it when the desk socket says so).
+    # The live part alone for htmx (public/static/js/live.js refreshes it when the desk
+    # socket says so).
     template = (
         "desk/_desk_live.html" if request.headers.get("HX-Request") else "desk/tournament.html"
     )
