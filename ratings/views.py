@@ -101,7 +101,7 @@ def _respond(request, rendered, kind, *, filename, public):
 
 
 def _visible(request, slug):
-    tournament = export.visible_tournaments(request.user).filter(slug=slug).first()
+    tournament = access.exportable_tournaments(request.user).filter(slug=slug).first()
     if tournament is None:
         raise Http404("No such tournament")
     return tournament
@@ -147,7 +147,7 @@ def _tournament_export(request, slug, kind="json"):
         rendered,
         kind,
         filename=f"{tournament.slug}-{kind.replace('.csv', '')}.csv",
-        public=tournament.is_public,
+        public=access.open_to_everyone(tournament),
     )
 
 
@@ -192,7 +192,7 @@ class ExportResultsAPI(APIView):
         except ExportRangeError as exc:
             return Response({"detail": str(exc)}, status=400)
         tournaments = list(
-            export.visible_tournaments(request.user)
+            access.exportable_tournaments(request.user)
             .filter(start_date__gte=start, start_date__lte=end)
             .order_by("start_date", "slug")
         )
@@ -209,7 +209,7 @@ class ExportResultsAPI(APIView):
             '"' + hashlib.sha256(body).hexdigest()[:32] + '"',
             max((p.last_modified for p in parts), default=EPOCH),
         )
-        public = all(t.is_public for t in tournaments)
+        public = all(access.open_to_everyone(t) for t in tournaments)
         return _respond(request, rendered, "json", filename="results.json", public=public)
 
 

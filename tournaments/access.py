@@ -220,6 +220,24 @@ def visible_players(user) -> QuerySet:
     )
 
 
+def open_to_everyone(tournament) -> bool:
+    """Whether anyone, logged in or not, may see ``tournament`` (site-wide webhook endpoints
+    hear exactly these)."""
+    return bool(tournament.is_public)
+
+
+def open_to_everyone_q(prefix: str = "") -> Q:
+    """``open_to_everyone`` as a filter; ``prefix`` is the lookup path to the tournament."""
+    return Q(**{f"{prefix}is_public": True})
+
+
+def exportable_tournaments(user) -> QuerySet:
+    """Tournaments ``user`` may export: those open to everyone, and private ones where their role
+    allows exporting (staff status alone allows nothing)."""
+    private = managed_tournaments(user, Action.EXPORT_PRIVATE).values("pk")
+    return Tournament.objects.filter(open_to_everyone_q() | Q(pk__in=private))
+
+
 def rated_tournaments_q(prefix: str = "") -> Q:
     """The tournaments whose matches count toward ratings: public ones, and private ones that
     say so (``Tournament.rated_when_private``). ``prefix`` is the lookup path to the tournament,

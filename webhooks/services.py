@@ -25,6 +25,7 @@ from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 
+from tournaments import access
 from tournaments.models import Match, MatchResult, Stage, Tournament
 from webhooks import network, signing
 from webhooks.exceptions import WebhookURLError
@@ -123,7 +124,7 @@ def tournament_payload(tournament: Tournament) -> dict[str, Any]:
 def endpoints_for(tournament: Tournament):
     """The active endpoints of the tournament, plus the site-wide ones if it is public."""
     scope = Q(tournament=tournament)
-    if tournament.is_public:
+    if access.open_to_everyone(tournament):
         scope |= Q(tournament__isnull=True)
     return Endpoint.objects.filter(scope, is_active=True)
 
@@ -164,7 +165,7 @@ def _anyone_listens(match_ids: list[int]) -> bool:
             Q(tournament__in=matches.values("round__stage__tournament"))
             | Q(
                 Q(tournament__isnull=True),
-                Exists(matches.filter(round__stage__tournament__is_public=True)),
+                Exists(matches.filter(access.open_to_everyone_q("round__stage__tournament__"))),
             )
         )
         .exists()

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from tournaments.models import (
@@ -544,15 +544,6 @@ def results_csv(doc: dict) -> bytes:
                      labels[m["offender"]][0] if m["offender"] else ""]
                 )  # fmt: skip
     return _csv(rows)
-
-
-def visible_tournaments(user):
-    """The tournaments ``user`` may export: public ones, and private ones where their role
-    allows exporting (``tournaments.access``; staff status alone allows nothing)."""
-    from tournaments.access import Action, managed_tournaments
-
-    private = managed_tournaments(user, Action.EXPORT_PRIVATE).values("pk")
-    return Tournament.objects.filter(Q(is_public=True) | Q(pk__in=private))
 
 
 def range_document(tournaments) -> dict:
