@@ -16,6 +16,8 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.models import ResultVersion
+
 logger = logging.getLogger(__name__)
 
 
@@ -83,7 +85,7 @@ class SubmissionQuerySet(models.QuerySet):
 
     def standing(self):
         """Records whose result version is the one in force."""
-        return self.filter(result_versions__status="in_force")
+        return self.filter(result_versions__status=ResultVersion.Status.IN_FORCE)
 
     def awaiting_decision(self):
         """Records whose result waits for the organizer's decision."""
@@ -203,7 +205,7 @@ class Submission(models.Model):
     @property
     def is_standing(self):
         """The match's result in force is this record's version."""
-        return self.result_version_status == "in_force"
+        return self.result_version_status == ResultVersion.Status.IN_FORCE
 
     @property
     def needs_decision(self):

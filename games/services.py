@@ -1153,7 +1153,7 @@ def _store_verdict(match, submission, verdict, version, *, locked=False, savepoi
     submission.has_mismatches = bool(verdict.get("declared_mismatches"))
     if not verdict.get("valid"):
         submission.state = Submission.State.REJECTED
-        if version is not None and version.status == "in_force":
+        if version is not None and version.status == version.Status.IN_FORCE:
             submission.error_reason = _(
                 "This version no longer verifies but the match's result still comes from it: "
                 "enter the result at the desk."

@@ -1,5 +1,6 @@
 """Reading private links: selectors return data or None; views decide the HTTP answer."""
 
+import enum
 import re
 from dataclasses import dataclass
 
@@ -49,16 +50,23 @@ def matches_of(link: PrivateLink):
 # --------------------------------------------------------------------------- the table's state
 
 
+class SheetStep(enum.StrEnum):
+    """Where a match's sheet stands for one side."""
+
+    ENTER = "enter"  # type the sheet
+    ANSWER = "answer"  # the other side's sheet waits for this side's signature
+    WAITING = "waiting"  # this side's sheet waits for the other side
+    REFEREE = "referee"  # disputed, unanswered, or signed over another result: the referee
+    IN_FORCE = "in_force"  # the result is in
+    CLOSED = "closed"  # no entry here: the sentence says why
+
+
 @dataclass
 class SheetState:
-    """Where a match's sheet stands for one side, and what that side does next.
+    """Where a match's sheet stands for one side (``code``, a :class:`SheetStep`), and what that
+    side does next (``sentence``)."""
 
-    ``code``: ``enter`` (type the sheet), ``answer`` (the other side's sheet waits for this
-    side's signature), ``waiting`` (this side's sheet waits for the other side), ``referee``
-    (disputed, unanswered, or signed over another result: the referee decides), ``in_force``
-    (the result is in), ``closed`` (no entry here: ``sentence`` says why)."""
-
-    code: str
+    code: SheetStep
     sentence: str
     report: TableReport | None = None
     other_typing: bool = False
@@ -82,23 +90,27 @@ def sheet_state(match, side: str, reports=None) -> SheetState:
     State = TableReport.State
     reports = reports_of(match) if reports is None else reports
     if match.outcome == Outcome.BYE:
-        return SheetState("closed", _("A bye has no result to enter."))
+        return SheetState(SheetStep.CLOSED, _("A bye has no result to enter."))
     for report in reports:
         if for_referee(report):
-            return SheetState("referee", _("The referee is deciding this match's result."), report)
+            return SheetState(
+                SheetStep.REFEREE, _("The referee is deciding this match's result."), report
+            )
     if match.status == match.Status.DONE:
-        return SheetState("in_force", _("The result is in force."))
+        return SheetState(SheetStep.IN_FORCE, _("The result is in force."))
     refusal = entry_refusal(match)
     if refusal:
-        return SheetState("closed", refusal)
+        return SheetState(SheetStep.CLOSED, refusal)
     for report in reports:
         if report.state == State.AWAITING:
             if report.side == side:
                 return SheetState(
-                    "waiting", _("Your sheet is waiting for the other side's signature."), report
+                    SheetStep.WAITING,
+                    _("Your sheet is waiting for the other side's signature."),
+                    report,
                 )
             return SheetState(
-                "answer", _("The other side sent its sheet: check it and sign it."), report
+                SheetStep.ANSWER, _("The other side sent its sheet: check it and sign it."), report
             )
     typing = any(r.state == State.DRAFT and r.side == other_side(side) for r in reports)
-    return SheetState("enter", _("Enter the sheet deal by deal."), None, typing)
+    return SheetState(SheetStep.ENTER, _("Enter the sheet deal by deal."), None, typing)

@@ -29,6 +29,7 @@ from rest_framework.throttling import SimpleRateThrottle
 
 from scoresheets import selectors
 from scoresheets.models import TableReport
+from scoresheets.selectors import SheetStep
 from scoresheets.services import reports
 from tournaments import selectors as tsel
 from tournaments.access import Action, desk_login_required, desk_tournament, link_may_act
@@ -313,11 +314,16 @@ def sheet_page(request, link, match_id):
     state = selectors.sheet_state(match, side, state_reports)
     categories = _categories(tournament)
     own = request.GET.get("own") == "1"
-    entering = state.code == "enter" or (own and state.code in ("answer", "waiting"))
+    entering = state.code == SheetStep.ENTER or (
+        own and state.code in (SheetStep.ANSWER, SheetStep.WAITING)
+    )
     shown = None
-    if state.code in ("answer", "waiting", "referee") and state.report is not None:
+    if (
+        state.code in (SheetStep.ANSWER, SheetStep.WAITING, SheetStep.REFEREE)
+        and state.report is not None
+    ):
         shown = _sheet_of(state.report.version)
-    elif state.code == "in_force":
+    elif state.code == SheetStep.IN_FORCE:
         shown = _sheet_of(results.in_force(match))
     draft = next(
         (r for r in state_reports if r.side == side and r.state == TableReport.State.DRAFT), None
@@ -396,9 +402,9 @@ def check_sheet(request, link, match_id):
         data = _json_body(request)
         typed = data.get("deals", [])
         state = selectors.sheet_state(match, reports.side_of(link, match))
-        if state.code in ("closed", "in_force", "referee"):
+        if state.code in (SheetStep.CLOSED, SheetStep.IN_FORCE, SheetStep.REFEREE):
             raise ResultError(state.sentence)
-        if state.code == "enter":
+        if state.code == SheetStep.ENTER:
             reports.save_draft(link, match, typed)
         progress = results.sheet_progress(
             match, reports.deals_payload(typed), time_expired=bool(data.get("time_expired"))
