@@ -94,7 +94,7 @@ def timed(fn, repeat):
             fn()
             times.append((time.perf_counter() - started) * 1000)
         queries = len(captured)
-    return queries, statistics.median(times), min(times)
+    return queries, statistics.median(times), f"{min(times):.2f}–{max(times):.2f}"
 
 
 def main():
@@ -117,11 +117,11 @@ def main():
         _t64, stage64, matches64 = build(64, 64, rng)
         built64 = time.perf_counter() - started
         group64 = Group.objects.select_related("stage__tournament").get(stage=stage64)
-        q, median, best = timed(lambda: standings.group_table(group64), args.repeat)
+        q, median, spread = timed(lambda: standings.group_table(group64), args.repeat)
         print(f"group of 64 lines, {matches64} matches (built in {built64:.1f} s):")
         print(
-            f"  group_table (standings + head-to-head): {q} queries, {median:.1f} ms median, "
-            f"{best:.1f} ms best"
+            f"  group_table (standings + head-to-head): {q} queries, {median:.1f} ms median "
+            f"({spread})"
         )
 
         started = time.perf_counter()
@@ -132,13 +132,11 @@ def main():
             f"tournament of {args.lines} lines: {n_groups} groups of {args.group_size}, "
             f"{matches} matches (built in {built:.1f} s):"
         )
-        q, median, best = timed(lambda: standings.stage_tables(stage), args.repeat)
-        print(
-            f"  stage_tables (all groups): {q} queries, {median:.1f} ms median, {best:.1f} ms best"
-        )
+        q, median, spread = timed(lambda: standings.stage_tables(stage), args.repeat)
+        print(f"  stage_tables (all groups): {q} queries, {median:.1f} ms median ({spread})")
         groups = list(Group.objects.filter(stage=stage).select_related("stage__tournament"))
-        q, median, best = timed(lambda: standings.group_table(groups[0]), args.repeat)
-        print(f"  one group's table: {q} queries, {median:.2f} ms median, {best:.2f} ms best")
+        q, median, spread = timed(lambda: standings.group_table(groups[0]), args.repeat)
+        print(f"  one group's table: {q} queries, {median:.2f} ms median ({spread})")
 
         if args.sample_entries:
             sample = list(

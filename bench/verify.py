@@ -23,6 +23,7 @@ import os
 import platform
 import pstats
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -219,6 +220,7 @@ def main() -> None:
             pure_runs.append(run_once(records, source_copy.verify_document))
     best = min(cpu for cpu, _ in runs)
     best_wall = min(wall for _, wall in runs)
+    rates = sorted(deals / cpu for cpu, _ in runs)
     print(f"machine: {platform.platform()}; python {platform.python_version()}; cpu {cpu_model()}")
     print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(f"engine: {'compiled (mypyc)' if native.compiled() else 'pure Python'}", end="")
@@ -228,11 +230,23 @@ def main() -> None:
     print(f"matches/s: {len(records) / best:,.1f}")
     print(f"µs per deal: {best / deals * 1e6:.1f}")
     print(f"(CPU time, best of {args.repeat}; wall clock: {deals / best_wall:,.0f} deals/s)")
+    print(
+        f"deals/s of CPU over {args.repeat} runs: median {statistics.median(rates):,.0f} "
+        f"({rates[0]:,.0f}–{rates[-1]:,.0f})"
+    )
     if pure_runs:
         pure_best = min(cpu for cpu, _ in pure_runs)
         print(
             f"pure Python, same run: {deals / pure_best:,.0f} deals/s "
             f"({pure_best / deals * 1e6:.1f} µs per deal; compiled {pure_best / best:.2f}x)"
+        )
+        pure_rates = sorted(deals / cpu for cpu, _ in pure_runs)
+        ratios = sorted(p / c for (c, _), (p, _) in zip(runs, pure_runs, strict=True))
+        print(
+            f"pure Python deals/s over {args.repeat} runs: median "
+            f"{statistics.median(pure_rates):,.0f} ({pure_rates[0]:,.0f}–{pure_rates[-1]:,.0f}); "
+            f"compiled faster, run by run: median {statistics.median(ratios):.2f}x "
+            f"({ratios[0]:.2f}–{ratios[-1]:.2f})"
         )
     if args.cli:
         bench_cli(records, deals, args.repeat, args.pure)
