@@ -172,24 +172,31 @@ def bench_cli(records: list[bytes], deals: int, repeat: int, pure: bool) -> None
             path.write_bytes(data)
             names.append(str(path))
         modes = [False, True] if pure else [False]
-        best: dict[tuple[str, bool, int], float] = {}
+        seconds: dict[tuple[str, bool, int], list[float]] = {}
         for _ in range(repeat):
             for label, command in COMMANDS.items():
                 for mode in modes:
                     for size, files in ((1, names[:1]), (copies, names * copies)):
-                        seconds = cli_seconds(command, files, mode)
                         key = (label, mode, size)
-                        best[key] = min(best.get(key, float("inf")), seconds)
+                        seconds.setdefault(key, []).append(cli_seconds(command, files, mode))
         total = deals * copies
-        print(f"command lines: {len(names) * copies} files, {total} deals per process")
+        print(
+            f"command lines: {len(names) * copies} files, {total} deals per process; "
+            f"deals/s of CPU, median of {repeat} runs (min–max)"
+        )
+
+        def spread(values: list[float]) -> str:
+            values = sorted(values)
+            return f"{statistics.median(values):,.0f} ({values[0]:,.0f}–{values[-1]:,.0f})"
+
         for label in COMMANDS:
             for mode in modes:
                 engine = "pure Python" if mode or not native.compiled() else "compiled"
-                whole, start = best[label, mode, copies], best[label, mode, 1]
+                wholes, starts = seconds[label, mode, copies], seconds[label, mode, 1]
                 print(
-                    f"  {label}, {engine}: whole process {total / whole:,.0f} deals/s "
-                    f"({whole:.2f} s CPU), start-up {start:.2f} s, "
-                    f"without start-up {total / (whole - start):,.0f} deals/s"
+                    f"  {label}, {engine}: whole process {spread([total / w for w in wholes])}"
+                    f", start-up {statistics.median(starts):.2f} s CPU, without start-up "
+                    f"{spread([total / (w - s) for w, s in zip(wholes, starts, strict=True)])}"
                 )
 
 
