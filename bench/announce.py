@@ -33,7 +33,7 @@ import redis  # noqa: E402
 from asgiref.sync import async_to_sync  # noqa: E402
 from channels.layers import get_channel_layer  # noqa: E402
 from django.conf import settings  # noqa: E402
-from machine import cpu_model  # noqa: E402
+from machine import cpu_model, load_average  # noqa: E402
 
 from live.groups import MESSAGE_TYPE, announce, group_name  # noqa: E402
 
@@ -80,7 +80,7 @@ def main() -> None:
         figures["loop per call"].append(timed(loop_per_call, args.calls, server))
         figures["own loop"].append(timed(announce, args.calls, server))
 
-    print(f"machine: {cpu_model()}, {os.cpu_count()} cores")
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores; {load_average()}")
     print(f"{args.rounds} rounds of {args.calls} announcements each way, alternated")
     for name, rows in figures.items():
         cpu = [r[0] for r in rows]

@@ -1,6 +1,7 @@
 """Benchmark: importing a federation export, every result through the result writer.
 
-Usage (on a migrated database; everything is rolled back):
+Usage (in a throwaway ``test_<name>`` database of the configured one, migrated at the start and
+dropped at the end; the embedded default, SQLite, works too):
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/scopa_bench .venv/bin/python bench/importer.py
 
@@ -33,7 +34,7 @@ django.setup()
 from django.db import connection, transaction  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
-from bench.machine import cpu_model  # noqa: E402
+from bench.machine import cpu_model, load_average, throwaway_database  # noqa: E402
 from ratings.services.export import build_document  # noqa: E402
 from ratings.services.importer import import_document  # noqa: E402
 from tournaments.models import Stage  # noqa: E402
@@ -103,11 +104,15 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     logging.disable(logging.INFO)
-    document = mixed_event()
-    matches = sum(len(r["matches"]) for s in document["stages"] for r in s["rounds"])
-    _spent, queries = import_once(document, "bench-import-0", count_queries=True)
-    times = [import_once(document, f"bench-import-{run}")[0] for run in range(1, args.runs + 1)]
-    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs")
+    print(f"machine: {cpu_model()}, {os.cpu_count()} CPUs; {load_average()} at the start")
+    # its own migrated database: the configured one may be empty (the embedded default's file)
+    with throwaway_database() as name:
+        print(f"database: {connection.vendor} {name}")
+        document = mixed_event()
+        matches = sum(len(r["matches"]) for s in document["stages"] for r in s["rounds"])
+        _spent, queries = import_once(document, "bench-import-0", count_queries=True)
+        times = [import_once(document, f"bench-import-{run}")[0] for run in range(1, args.runs + 1)]
+    print(f"{load_average()} at the end")
     print(f"document: {matches} matches; one import: {queries} queries")
     print(
         f"import_document CPU over {args.runs} runs: min {min(times):.3f} s, "

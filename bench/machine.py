@@ -21,6 +21,15 @@ def cpu_model() -> str:
     return platform.processor() or "unknown CPU"
 
 
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages: on a shared machine, every figure's context."""
+    try:
+        one, five, fifteen = os.getloadavg()
+    except OSError:
+        return "load average unknown"
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
+
+
 def engine_build() -> str:
     """Which engine runs: the compiled modules or the .py source, and why (a tree checked out
     beside this one runs its source unless its own install compiled it): the engine's figures,

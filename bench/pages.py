@@ -36,7 +36,7 @@ django.setup()
 import logging  # noqa: E402
 
 from django.db import connection  # noqa: E402
-from machine import cpu_model, database_url, free_port, wait_for  # noqa: E402
+from machine import cpu_model, database_url, free_port, load_average, wait_for  # noqa: E402
 
 logging.disable(logging.INFO)
 
@@ -108,7 +108,9 @@ def cold_renders(path, repeat):
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    client = Client()
+    # the host gunicorn is asked for below: the test client's default, "testserver", is not in
+    # ALLOWED_HOSTS outside the test runner (DisallowedHost)
+    client = Client(HTTP_HOST="127.0.0.1")
     times, queries = [], 0
     for _ in range(repeat):
         cache.clear()
@@ -192,7 +194,7 @@ def main():
                 f"{r['rps']:.0f} req/s, p50 {r['p50']:.1f} ms, p95 {r['p95']:.1f} ms, "
                 f"errors {r['errors']}"
             )
-        print(f"machine: {cpu_model()}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d')}")
+        print(f"machine: {cpu_model()}, {os.cpu_count()} cores; {load_average()} at the end")
     finally:
         if server is not None:
             server.terminate()

@@ -65,7 +65,13 @@ import logging  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.db import DEFAULT_DB_ALIAS, connection, connections  # noqa: E402
 from django.utils import timezone  # noqa: E402
-from machine import cpu_model, database_url, engine_build, throwaway_database  # noqa: E402
+from machine import (  # noqa: E402
+    cpu_model,
+    database_url,
+    engine_build,
+    load_average,
+    throwaway_database,
+)
 
 logging.disable(logging.WARNING)
 
@@ -462,7 +468,7 @@ def purge_queues() -> None:
 
 
 def report(result) -> None:
-    print(f"machine: {cpu_model()}, {os.cpu_count()} cores")
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores; {load_average()}")
     print(f"engine: {engine_build()}")
     print(f"states: {result['states']}")
     print(f"records: {result['records']}, submitted at {result['submit_rate']:.0f}/s")

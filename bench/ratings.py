@@ -34,6 +34,7 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 
+from bench.machine import load_average  # noqa: E402
 from ratings.algorithms.calibration import Calibration, measure  # noqa: E402
 from ratings.algorithms.rating import (  # noqa: E402
     DEFAULT_PARAMS,
@@ -199,18 +200,19 @@ def main() -> None:
         print(f"generated {info} in {time.perf_counter() - t0:.1f}s")
 
     profiler = cProfile.Profile() if args.profile else None
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     if profiler:
         profiler.enable()
     run = recompute(reason="bench")
     if profiler:
         profiler.disable()
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     changes = RatingChange.objects.count()
     ratings = Rating.objects.count()
     print(
         f"full recompute: {run.games} games, {changes} rating changes, {ratings} ratings "
-        f"written in {elapsed:.2f}s ({run.games / elapsed:,.0f} games/s)"
+        f"written in {elapsed:.2f}s ({run.games / elapsed:,.0f} games/s); CPU of this process "
+        f"{cpu:.2f}s (PostgreSQL's own not counted); {load_average()}"
     )
     if profiler:
         out = io.StringIO()

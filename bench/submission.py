@@ -43,7 +43,7 @@ import logging  # noqa: E402
 
 from django.conf import settings  # noqa: E402
 from django.db import connection  # noqa: E402
-from machine import cpu_model, database_url, free_port, wait_for  # noqa: E402
+from machine import cpu_model, database_url, free_port, load_average, wait_for  # noqa: E402
 from pipeline import backend_pids, cpu_seconds, group_pids, percentile  # noqa: E402
 
 logging.disable(logging.WARNING)
@@ -179,7 +179,7 @@ def main():
             f"CPU per record: gunicorn {server_cpu / len(jobs) * 1000:.1f} ms, "
             f"PostgreSQL {pg_cpu / len(jobs) * 1000:.1f} ms; queries per submission {extra}"
         )
-        print(f"machine: {cpu_model()}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d')}")
+        print(f"machine: {cpu_model()}, {os.cpu_count()} cores; {load_average()} at the end")
     finally:
         if server is not None:
             server.terminate()

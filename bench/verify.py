@@ -23,6 +23,7 @@ import os
 import platform
 import pstats
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -171,24 +172,31 @@ def bench_cli(records: list[bytes], deals: int, repeat: int, pure: bool) -> None
             path.write_bytes(data)
             names.append(str(path))
         modes = [False, True] if pure else [False]
-        best: dict[tuple[str, bool, int], float] = {}
+        seconds: dict[tuple[str, bool, int], list[float]] = {}
         for _ in range(repeat):
             for label, command in COMMANDS.items():
                 for mode in modes:
                     for size, files in ((1, names[:1]), (copies, names * copies)):
-                        seconds = cli_seconds(command, files, mode)
                         key = (label, mode, size)
-                        best[key] = min(best.get(key, float("inf")), seconds)
+                        seconds.setdefault(key, []).append(cli_seconds(command, files, mode))
         total = deals * copies
-        print(f"command lines: {len(names) * copies} files, {total} deals per process")
+        print(
+            f"command lines: {len(names) * copies} files, {total} deals per process; "
+            f"deals/s of CPU, median of {repeat} runs (min–max)"
+        )
+
+        def spread(values: list[float]) -> str:
+            values = sorted(values)
+            return f"{statistics.median(values):,.0f} ({values[0]:,.0f}–{values[-1]:,.0f})"
+
         for label in COMMANDS:
             for mode in modes:
                 engine = "pure Python" if mode or not native.compiled() else "compiled"
-                whole, start = best[label, mode, copies], best[label, mode, 1]
+                wholes, starts = seconds[label, mode, copies], seconds[label, mode, 1]
                 print(
-                    f"  {label}, {engine}: whole process {total / whole:,.0f} deals/s "
-                    f"({whole:.2f} s CPU), start-up {start:.2f} s, "
-                    f"without start-up {total / (whole - start):,.0f} deals/s"
+                    f"  {label}, {engine}: whole process {spread([total / w for w in wholes])}"
+                    f", start-up {statistics.median(starts):.2f} s CPU, without start-up "
+                    f"{spread([total / (w - s) for w, s in zip(wholes, starts, strict=True)])}"
                 )
 
 
@@ -219,6 +227,7 @@ def main() -> None:
             pure_runs.append(run_once(records, source_copy.verify_document))
     best = min(cpu for cpu, _ in runs)
     best_wall = min(wall for _, wall in runs)
+    rates = sorted(deals / cpu for cpu, _ in runs)
     print(f"machine: {platform.platform()}; python {platform.python_version()}; cpu {cpu_model()}")
     print(f"load average: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(f"engine: {'compiled (mypyc)' if native.compiled() else 'pure Python'}", end="")
@@ -228,11 +237,23 @@ def main() -> None:
     print(f"matches/s: {len(records) / best:,.1f}")
     print(f"µs per deal: {best / deals * 1e6:.1f}")
     print(f"(CPU time, best of {args.repeat}; wall clock: {deals / best_wall:,.0f} deals/s)")
+    print(
+        f"deals/s of CPU over {args.repeat} runs: median {statistics.median(rates):,.0f} "
+        f"({rates[0]:,.0f}–{rates[-1]:,.0f})"
+    )
     if pure_runs:
         pure_best = min(cpu for cpu, _ in pure_runs)
         print(
             f"pure Python, same run: {deals / pure_best:,.0f} deals/s "
             f"({pure_best / deals * 1e6:.1f} µs per deal; compiled {pure_best / best:.2f}x)"
+        )
+        pure_rates = sorted(deals / cpu for cpu, _ in pure_runs)
+        ratios = sorted(p / c for (c, _), (p, _) in zip(runs, pure_runs, strict=True))
+        print(
+            f"pure Python deals/s over {args.repeat} runs: median "
+            f"{statistics.median(pure_rates):,.0f} ({pure_rates[0]:,.0f}–{pure_rates[-1]:,.0f}); "
+            f"compiled faster, run by run: median {statistics.median(ratios):.2f}x "
+            f"({ratios[0]:.2f}–{ratios[-1]:.2f})"
         )
     if args.cli:
         bench_cli(records, deals, args.repeat, args.pure)

@@ -42,7 +42,7 @@ from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from machine import cpu_model, engine_build, throwaway_database  # noqa: E402
+from machine import cpu_model, engine_build, load_average, throwaway_database  # noqa: E402
 
 logging.disable(logging.WARNING)
 
@@ -122,7 +122,7 @@ def main():
         raise SystemExit("set CELERY_BROKER_URL: submissions must queue, not verify at once")
     with throwaway_database():
         engine_ms, burst, lone = run(args.records, args.lone, args.batch)
-    print(f"machine: {cpu_model()}, {os.cpu_count()} cores; tree: {ROOT}")
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores; {load_average()}; tree: {ROOT}")
     print(f"engine: {engine_build()}")
     print(f"engine alone: {engine_ms:.2f} ms CPU per record")
     for label, (cpu, pg, queries) in (
