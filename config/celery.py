@@ -108,9 +108,10 @@ def freeze_what_the_worker_started_with(**kwargs) -> None:
     A worker starts with the whole project imported: several hundred thousand objects the
     collector tracks and never frees. Every full collection walked them all, about 0.1 s each
     time a batch's allocations triggered one, which was 0.1–0.2 ms of a verified record's CPU
-    (``bench/verify_batch.py``, ``docs/performance.md``). Frozen, collections skip them (and a
-    forked pool process shares their memory pages with its parent longer). Pool processes
-    freeze when they start (``worker_process_init``); a worker without a pool when it is ready.
+    when it was measured (``bench/verify_batch.py`` measures a worker's own work). Frozen,
+    collections skip them (and a forked pool process shares their memory pages with its parent
+    longer). Pool processes freeze when they start (``worker_process_init``); a worker without a
+    pool when it is ready.
     """
     gc.freeze()
     logger.debug("worker: %d objects left out of garbage collection", gc.get_freeze_count())
