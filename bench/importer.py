@@ -35,10 +35,10 @@ from django.db import connection, transaction  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from bench.machine import cpu_model, load_average, throwaway_database  # noqa: E402
-from ratings.services.export import build_document  # noqa: E402
-from ratings.services.importer import import_document  # noqa: E402
 from tournaments.models import Stage  # noqa: E402
 from tournaments.services import pairing, schedule  # noqa: E402
+from tournaments.services.export import build_document  # noqa: E402
+from tournaments.services.importer import import_document  # noqa: E402
 
 
 class _Rollback(Exception):
@@ -80,7 +80,7 @@ def mixed_event() -> dict:
 def import_once(document: dict, slug: str, *, count_queries=False) -> tuple[float, int]:
     queries = 0
     # the rating replay is enqueued after commit, and nothing here commits
-    with mock.patch("ratings.services.importer._rate"):
+    with mock.patch("tournaments.services.importer._rate"):
         try:
             with transaction.atomic():
                 if count_queries:

@@ -17,7 +17,7 @@ class RatingsConfig(AppConfig):
         from ratings.services.queries import line_ratings
         from ratings.signals import on_results_changed
         from tournaments.models import Stage, Tournament
-        from tournaments.signals import results_changed
+        from tournaments.signals import results_changed, tournament_imported
         from tournaments.strengths import register_strength_source
 
         register_strength_source(line_ratings)
@@ -25,3 +25,6 @@ class RatingsConfig(AppConfig):
         pre_delete.connect(signals.on_stage_deleted, sender=Stage, dispatch_uid="r.s")
 
         results_changed.connect(on_results_changed, dispatch_uid="ratings.on_results_changed")
+        tournament_imported.connect(
+            signals.on_tournament_imported, dispatch_uid="ratings.on_tournament_imported"
+        )

@@ -51,3 +51,14 @@ def on_stage_deleted(sender, instance, **kwargs):
     _schedule_replay(
         rated_scope(tournament_id_key=instance.tournament_id, stage_order=instance.order)
     )
+
+
+def on_tournament_imported(sender, tournament, **kwargs):
+    """An imported tournament brings older results at once: replay the ratings from its start
+    (``recompute_ratings`` can always rebuild them if the message is lost)."""
+    from ratings.tasks import recompute_ratings_from
+
+    try:
+        recompute_ratings_from.delay(tournament.start_date.isoformat())
+    except Exception:
+        logger.exception("could not enqueue the rating replay after importing %s", tournament)

@@ -22,8 +22,9 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from ratings.models import Pool
-from ratings.services import export, queries
+from ratings.services import queries
 from tournaments import access
+from tournaments.services import export
 
 logger = logging.getLogger(__name__)
 

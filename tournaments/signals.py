@@ -13,9 +13,15 @@ flush): what a listener writes then commits or rolls back with the results (the 
 deliveries). Its listeners read what the transaction will commit, must not raise (a failure
 of theirs is isolated in a savepoint of their own) and must not wait for anything outside the
 database: the match rows stay locked until the commit.
+
+``tournament_imported`` is sent with a ``tournament`` keyword argument after the transaction
+that imported a whole tournament from a federation file committed: its results were written
+without announcing them one by one (``results.written_together(announce=False)``), and they may
+be older than results already here (the ratings replay from its start date).
 """
 
 from django.dispatch import Signal
 
 results_changed = Signal()
 results_written = Signal()
+tournament_imported = Signal()

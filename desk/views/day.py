@@ -362,7 +362,7 @@ def round_projector(request, slug, round_id):
 def _final_ranking(tournament):
     """``[(place, line name, withdrawn)]`` from the federation export's final standings, so the
     podium and the export cannot disagree (the export owns the knock-out placing rule)."""
-    from ratings.services.export import build_document
+    from tournaments.services.export import build_document
 
     doc = build_document(tournament)
     lines = {line["ref"]: line for line in doc["lines"]}

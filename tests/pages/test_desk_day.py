@@ -312,7 +312,7 @@ def test_third_place_match_is_labelled_as_such(client):
 
 
 def test_standings_csv_names_the_last_stage_not_final_in_english(client):
-    from ratings.services.export import build_document, standings_csv
+    from tournaments.services.export import build_document, standings_csv
 
     tournament = build_tournament(4, slug="csv", groups=1)
     groups_stage, knockout = tournament.stages.order_by("order")

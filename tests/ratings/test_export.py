@@ -8,9 +8,9 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import transaction
 
-from ratings.services.export import FORMAT, build_document, dumps
-from ratings.services.importer import TournamentImportError, import_document
 from tournaments.models import Match, Player, Tournament
+from tournaments.services.export import FORMAT, build_document, dumps
+from tournaments.services.importer import TournamentImportError, import_document
 
 DEMO = "trofeo-golfo-2026"
 URL = f"/export/v1/tournaments/{DEMO}.json"

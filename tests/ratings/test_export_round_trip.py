@@ -6,8 +6,8 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-from ratings.services.importer import import_document
 from tournaments.models import Player, Tournament
+from tournaments.services.importer import import_document
 
 DEMO = "trofeo-golfo-2026"
 

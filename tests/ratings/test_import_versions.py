@@ -10,8 +10,6 @@ from django.core.management import call_command
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from ratings.services.export import build_document
-from ratings.services.importer import TournamentImportError, import_document
 from tests.pages.factories import play_stage
 from tests.tournaments.conftest import make_tournament
 from tests.tournaments.helpers import deals
@@ -27,6 +25,8 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services import lifecycle, pairing, results
+from tournaments.services.export import build_document
+from tournaments.services.importer import TournamentImportError, import_document
 from tournaments.signals import results_changed
 
 DEMO = "trofeo-golfo-2026"
@@ -168,13 +168,13 @@ def test_a_danish_bye_is_imported_through_the_bye_writer_and_nothing_is_announce
     doc = json.loads(json.dumps(build_document(tournament)))
     with (
         announced() as heard,
-        mock.patch("ratings.services.importer._rate") as rate,
+        mock.patch("ratings.tasks.recompute_ratings_from") as rate,
         django_capture_on_commit_callbacks(execute=True),
     ):
         copy = import_document(doc, slug="danese-copia")
     # one rating replay for the tournament, no announcement per result: a result announced
     # on its own would flag the later round as paired before a corrected result
-    assert heard == [] and rate.call_count == 1
+    assert heard == [] and rate.delay.call_count == 1
     assert not Round.objects.filter(stage__tournament=copy, needs_review=True).exists()
     byes = Match.objects.filter(round__stage__tournament=copy, outcome=Outcome.BYE)
     assert byes.count() == 2
@@ -266,7 +266,7 @@ def test_an_import_writes_its_results_in_one_silent_batch(
     played = [m for m in files if m["results"]]
     with (
         announced() as heard,
-        mock.patch("ratings.services.importer._rate") as rate,
+        mock.patch("ratings.tasks.recompute_ratings_from") as rate,
         django_capture_on_commit_callbacks(execute=True),
         CaptureQueriesContext(connection) as captured,
     ):
@@ -278,5 +278,5 @@ def test_an_import_writes_its_results_in_one_silent_batch(
     # twelve (549).
     assert len(captured) <= len(files) + 5 * len(demo_doc["lines"]) + 2 * len(played) + 60
     # nothing announced result by result; the tournament is rated once
-    assert heard == [] and rate.call_count == 1
+    assert heard == [] and rate.delay.call_count == 1
     assert ResultVersion.objects.filter(match__round__stage__tournament=copy).count() == len(played)

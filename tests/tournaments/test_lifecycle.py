@@ -3,11 +3,11 @@
 import pytest
 from django.db.models import Q
 
-from ratings.services.export import build_document
 from tests.pages.factories import build_tournament, play_stage, winning_deals
 from tournaments.exceptions import ResultError
 from tournaments.models import ChangeLog, Entry, Match, MatchResult, Outcome, Stage, Tournament
 from tournaments.services import lifecycle, results, schedule
+from tournaments.services.export import build_document
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,6 @@ import json
 
 import pytest
 
-from ratings.services.export import build_document
-from ratings.services.importer import import_document
 from tests.pages.factories import play_stage, winning_deals
 from tournaments.algorithms import mitchell
 from tournaments.exceptions import PairingError, ResultError
@@ -24,6 +22,8 @@ from tournaments.models import (
     Stage,
 )
 from tournaments.services import pairing, results, schedule
+from tournaments.services.export import build_document
+from tournaments.services.importer import import_document
 from tournaments.services.standings import stage_standings
 
 from .conftest import make_tournament

@@ -5,7 +5,7 @@ import logging
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ratings.services.importer import TournamentImportError, import_document
+from tournaments.services.importer import TournamentImportError, import_document
 
 logger = logging.getLogger(__name__)
 

@@ -17,7 +17,6 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ratings.services.export import FORMAT
 from tournaments.exceptions import ResultError
 from tournaments.models import (
     ChangeLog,
@@ -37,6 +36,8 @@ from tournaments.models import (
     VPTableRow,
 )
 from tournaments.services import results, rows
+from tournaments.services.export import FORMAT
+from tournaments.signals import tournament_imported
 
 logger = logging.getLogger(__name__)
 
@@ -325,17 +326,11 @@ def import_document(doc: dict, *, slug: str | None = None) -> Tournament:
             _("The file conflicts with data here: %(error)s") % {"error": exc}
         ) from exc
     logger.info("imported tournament %s", tournament.slug)
-    transaction.on_commit(lambda: _rate(tournament))
+    # older results came in at once: who follows results replays from the tournament's start
+    transaction.on_commit(
+        lambda: tournament_imported.send(sender=Tournament, tournament=tournament)
+    )
     return tournament
-
-
-def _rate(tournament):
-    from ratings.tasks import recompute_ratings_from
-
-    try:
-        recompute_ratings_from.delay(tournament.start_date.isoformat())
-    except Exception:  # ratings can always be rebuilt with recompute_ratings
-        logger.exception("could not enqueue the rating replay after importing %s", tournament)
 
 
 def _import(doc: dict, slug: str | None) -> Tournament:

@@ -4,8 +4,8 @@ import logging
 
 from django.core.management.base import BaseCommand, CommandError
 
-from ratings.services.export import build_document, dumps, results_csv, standings_csv
 from tournaments.models import Tournament
+from tournaments.services.export import build_document, dumps, results_csv, standings_csv
 
 logger = logging.getLogger(__name__)
 
