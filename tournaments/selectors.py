@@ -13,6 +13,7 @@ from django.db.models import Count, OuterRef, Prefetch, Q, Subquery
 from django.http import Http404
 from django.utils.translation import gettext as _
 
+from tournaments import standings_columns
 from tournaments.access import (
     Action,
     managed_tournaments,
@@ -208,13 +209,7 @@ def _table_from(group_table, tournament):
                 "shared_rank": row.shared_rank,
                 "line": row.line,
                 "line_id": row.line.pk,
-                "played": row.played,
-                "won": row.won,
-                "drawn": row.drawn,
-                "lost": row.lost,
-                "vp": row.vp,
-                "mp": row.mp,
-                "points_scored": row.points_scored,
+                **standings_columns.totals_of(row),
                 "tiebreaks": [values.get(value) for value, _label in columns],
             }
         )

@@ -6,7 +6,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments import access
+from tournaments import access, standings_columns
 from tournaments.models import (
     ID_MAX,
     Entry,
@@ -369,18 +369,21 @@ class MatchSerializer(serializers.ModelSerializer):
 
 
 class StandingRowSerializer(serializers.Serializer):
+    """A standings row: rank, line, the totals of ``standings_columns`` in their order, then the
+    tournament's tie-break values."""
+
     rank = serializers.IntegerField()
     shared_rank = serializers.BooleanField()
     line = LineRefSerializer()
-    played = serializers.IntegerField()
-    won = serializers.IntegerField()
-    drawn = serializers.IntegerField()
-    lost = serializers.IntegerField()
-    vp = serializers.IntegerField()
-    mp = serializers.IntegerField()
-    points_scored = serializers.IntegerField()
-    points_conceded = serializers.IntegerField()
     tiebreaks = serializers.SerializerMethodField()
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        tiebreaks = fields.pop("tiebreaks")
+        for column in standings_columns.COLUMNS:
+            fields[column.key] = serializers.IntegerField(help_text=str(column.label))
+        fields["tiebreaks"] = tiebreaks
+        return fields
 
     def get_tiebreaks(self, row) -> dict:
         return {str(name): _jsonable(value) for name, value in row.tiebreaks}

@@ -18,6 +18,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max
 from django.utils import timezone
 
+from tournaments import standings_columns
 from tournaments.models import (
     ChangeLog,
     Entry,
@@ -323,14 +324,7 @@ def _standing_doc(row, lref) -> dict:
     return {
         "rank": row.rank,
         "line": lref(row.line.pk),
-        "played": row.played,
-        "won": row.won,
-        "drawn": row.drawn,
-        "lost": row.lost,
-        "vp": row.vp,
-        "mp": row.mp,
-        "points_scored": row.points_scored,
-        "points_conceded": row.points_conceded,
+        **standings_columns.totals_of(row),
         "shared_rank": row.shared_rank,
     }
 
@@ -473,31 +467,22 @@ def standings_csv(doc: dict) -> bytes:
             "rank",
             "line",
             "federation_ids",
-            "played",
-            "won",
-            "drawn",
-            "lost",
-            "vp",
-            "mp",
-            "points_scored",
-            "points_conceded",
+            *standings_columns.KEYS,
         ]
     ]
     for stage in doc["stages"]:
         for group in stage["groups"]:
             for s in group["standings"]:
                 name, fids = labels[s["line"]]
-                rows.append(
-                    [stage["name"], group["name"], s["rank"], name, fids, s["played"], s["won"],
-                     s["drawn"], s["lost"], s["vp"], s["mp"], s["points_scored"],
-                     s["points_conceded"]]
-                )  # fmt: skip
+                totals = [s[key] for key in standings_columns.KEYS]
+                rows.append([stage["name"], group["name"], s["rank"], name, fids, *totals])
     # the bracket's places carry the last stage's own name (as the organizer wrote it)
     last_stage = doc["stages"][-1]["name"] if doc["stages"] else ""
     for place in doc["final_standings"]:
         if "group" not in place:
             name, fids = labels[place["line"]]
-            rows.append([last_stage, "", place["rank"], name, fids, "", "", "", "", "", "", "", ""])
+            blanks = [""] * len(standings_columns.KEYS)
+            rows.append([last_stage, "", place["rank"], name, fids, *blanks])
     return _csv(rows)
 
 
