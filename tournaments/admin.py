@@ -9,6 +9,7 @@ messages and nothing is saved; irreversible actions ask for confirmation on an i
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -69,8 +70,15 @@ from . import admin_texts  # noqa: F401  (site header, gender-neutral admin mess
 
 logger = logging.getLogger(__name__)
 
+if TYPE_CHECKING:
+    # The mixins below extend a ModelAdmin they are mixed into: typed as one, so their super()
+    # calls are checked against it; at run time they derive from object.
+    _ModelAdminMixin = admin.ModelAdmin[Any]
+else:
+    _ModelAdminMixin = object
 
-class LoggedAdminMixin:
+
+class LoggedAdminMixin(_ModelAdminMixin):
     """Record admin saves and deletions of tournament data in the ChangeLog too."""
 
     def _tournament_of(self, obj):
@@ -101,7 +109,7 @@ class LoggedAdminMixin:
             )
 
 
-class TournamentScopedAdmin:
+class TournamentScopedAdmin(_ModelAdminMixin):
     """Rows of tournaments the user's roles cover, through ``tournaments.access``.
 
     The model permission (Django's ``change_match`` and the like) is still needed; on top of it,
@@ -164,7 +172,7 @@ class TournamentScopedAdmin:
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
-class SharedPeopleAdmin:
+class SharedPeopleAdmin(_ModelAdminMixin):
     """Players and lines belong to no one tournament: a non-superuser sees those of the
     tournaments they may see, and those not entered anywhere yet (to enter them)."""
 
@@ -289,7 +297,7 @@ class VPRowFormSet(BaseInlineFormSet):
         try:
             vp_algo.VPTable(
                 rows=tuple(sorted(rows, key=lambda r: r.mp_from)),
-                kind=kind,
+                kind=vp_algo.TableKind(kind),
                 win_vp=parent.win_vp,
                 draw_vp=parent.draw_vp,
                 loss_vp=parent.loss_vp,
@@ -803,8 +811,8 @@ class MatchResultInline(admin.TabularInline):
     model = MatchResult
     extra = 0
     can_delete = False
-    fields = ["line", "points", "mp", "vp", "won", "drawn"]
-    readonly_fields = fields
+    readonly_fields = ("line", "points", "mp", "vp", "won", "drawn")
+    fields = readonly_fields
 
     def has_add_permission(self, request, obj=None):
         return False

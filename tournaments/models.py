@@ -30,7 +30,7 @@ ID_MAX = 2**63 - 1
 number names no row, and is refused before it reaches a query, which would fail on it."""
 
 
-def engine_lang():
+def engine_lang() -> str:
     """The rules engine's language for the active Django language (Italian unless English)."""
     return "en" if (get_language() or "").startswith("en") else "it"
 

@@ -31,7 +31,7 @@ from tournaments.access import link_may_act
 from tournaments.exceptions import StaleResult
 from tournaments.models import Entry, Match, Outcome, ResultVersion, Tournament
 from tournaments.services import changelog, results
-from tournaments.services.results import UNCHECKED
+from tournaments.services.results import UNCHECKED, BasedOn, Unchecked
 
 logger = logging.getLogger(__name__)
 
@@ -250,7 +250,7 @@ def submit(
     *,
     client_key: object,
     time_expired: bool = False,
-    based_on: object = UNCHECKED,
+    based_on: BasedOn | Unchecked = UNCHECKED,
 ) -> Submitted:
     """A side submits its sheet for the other side to countersign.
 
@@ -306,7 +306,7 @@ def submit(
         for earlier in _reports(locked, State.AWAITING, side=side):
             # this side corrects its own sheet before the other side answered
             results.withdraw_version(
-                earlier.version,
+                _version_of(earlier),
                 label=f"link {link.pk}",
                 user=acting_user(link),
                 reason=_("Corrected by its side."),
@@ -498,7 +498,7 @@ def _dispute(
             counter, label=f"link {link.pk}", user=acting_user(link), reason=comment
         )
     report.version = results.refer_version(
-        report.version, label=f"link {link.pk}", user=acting_user(link), reason=comment
+        _version_of(report), label=f"link {link.pk}", user=acting_user(link), reason=comment
     )
     report.state = State.DISPUTED
     report.answered_at = timezone.now()
@@ -521,7 +521,7 @@ def _dispute(
 
 def _expire(match: Match, report: TableReport) -> None:
     report.version = results.refer_version(
-        report.version, reason=_("Not answered within the time to countersign.")
+        _version_of(report), reason=_("Not answered within the time to countersign.")
     )
     report.state = State.EXPIRED
     report.save(update_fields=["state", "updated_at"])

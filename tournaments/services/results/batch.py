@@ -6,17 +6,18 @@ writes, flushed once, and are announced once (``results_written`` inside the tra
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol, cast
 
 from django.db import transaction
-from django.db.models import Max, OuterRef, Q, Subquery
+from django.db.models import Max, OuterRef, Q, QuerySet, Subquery
 from django.utils import timezone
 
 from tournaments.algorithms import vp as vp_algo
 from tournaments.models import (
+    ChangeLog,
     Match,
     MatchResult,
     ResultVersion,
@@ -28,12 +29,21 @@ from tournaments.signals import results_changed, results_written
 logger = logging.getLogger(__name__)
 
 
-def _lock(match) -> Match:
+def _lock(match: Match) -> Match:
     return (
         Match.objects.select_for_update(of=("self",))
         .select_related("round__stage__tournament__vp_table", "home", "away")
         .get(pk=match.pk)
     )
+
+
+class _Numbered(Protocol):
+    """A match as :func:`lock_matches` reads it: annotated with the number of its last version
+    and the id of its version in force (``None`` for none)."""
+
+    pk: int
+    last_version: int | None
+    in_force_id: int | None
 
 
 class ResultBatch:
@@ -66,13 +76,13 @@ class ResultBatch:
         self._last: dict[int, int] = {}
         self._versions: list[ResultVersion] = []
         self._superseded: list[ResultVersion] = []
-        self._scores: list[tuple] = []
+        self._scores: list[ScoreRow] = []
         self._matches: list[Match] = []
         # ids of the matches with rows in _matches or _versions (pending() is asked per record)
         self._pending: set[int] = set()
-        self._logs: list = []
+        self._logs: list[ChangeLog] = []
 
-    def preload(self, matches) -> None:
+    def preload(self, matches: Iterable[Match]) -> None:
         """Read the last version numbers and the versions in force of ``matches``; matches
         read by :func:`lock_matches` bring both numbers along, and only versions in force
         are read then (a fresh match costs no query)."""
@@ -82,8 +92,9 @@ class ResultBatch:
         ids = [m.pk for m in matches]
         self._current.update(dict.fromkeys(ids))
         if all(hasattr(m, "last_version") for m in matches):
-            self._last.update({m.pk: m.last_version or 0 for m in matches})
-            in_force = [m.in_force_id for m in matches if m.in_force_id is not None]
+            numbered = cast("list[_Numbered]", matches)
+            self._last.update({m.pk: m.last_version or 0 for m in numbered})
+            in_force = [m.in_force_id for m in numbered if m.in_force_id is not None]
             if not in_force:
                 return
             wanted = Q(pk__in=in_force)
@@ -104,31 +115,31 @@ class ResultBatch:
         ):
             self._current[version.match_id] = version
 
-    def knows(self, match) -> bool:
+    def knows(self, match: Match) -> bool:
         return match.pk in self._last
 
-    def current(self, match) -> ResultVersion | None:
+    def current(self, match: Match) -> ResultVersion | None:
         return self._current[match.pk]
 
-    def last_number(self, match) -> int:
+    def last_number(self, match: Match) -> int:
         return self._last[match.pk]
 
-    def remember(self, version) -> None:
+    def remember(self, version: ResultVersion) -> None:
         if version.match_id not in self._last:
             return
         self._last[version.match_id] = max(self._last[version.match_id], version.number)
         if version.status == ResultVersion.Status.IN_FORCE:
             self._current[version.match_id] = version
 
-    def pending(self, match) -> bool:
+    def pending(self, match: Match) -> bool:
         """Rows of ``match`` wait for the flush (its projection, or a version of it)."""
         return match.pk in self._pending
 
-    def must_flush_before(self, match) -> bool:
+    def must_flush_before(self, match: Match) -> bool:
         # pending: its version may wait alone (a record waiting for a decision projects nothing)
         return self.pending(match) or (bool(self._matches) and _linked(match))
 
-    def writes_now(self, match) -> bool:
+    def writes_now(self, match: Match) -> bool:
         """Whether writing a result of ``match`` touches the database before the flush: a
         result over a projection clears it (:func:`_project`), a knock-out result moves lines
         into later matches (:func:`_advance`). Any other result only gathers rows here, and
@@ -145,14 +156,14 @@ class ResultBatch:
         if self.must_flush_before(match):
             self.flush()
         yield match
-        later = {match.next_match_id, match.loser_next_match_id} & held.keys()
+        later = held.keys() & {match.next_match_id, match.loser_next_match_id}
         if later:
             held.update(lock_matches(later))
 
     def mark(self) -> tuple[int, ...]:
         return tuple(len(gathered) for gathered in self._gathered())
 
-    def _gathered(self) -> tuple[list, ...]:
+    def _gathered(self) -> tuple[list[Any], ...]:
         return (
             self.announce,
             self.written_only,
@@ -163,7 +174,7 @@ class ResultBatch:
             self._logs,
         )
 
-    def undo(self, mark, match) -> None:
+    def undo(self, mark: tuple[int, ...], match: Match) -> None:
         """Forget what was gathered since ``mark`` (the result of ``match`` was rolled back)."""
         for gathered, length in zip(self._gathered(), mark, strict=True):
             del gathered[length:]
@@ -174,21 +185,23 @@ class ResultBatch:
         for name in ("last_version", "in_force_id"):
             match.__dict__.pop(name, None)
 
-    def defer_version(self, version, superseded=None) -> None:
+    def defer_version(
+        self, version: ResultVersion, superseded: ResultVersion | None = None
+    ) -> None:
         """A new version (and the one it puts out of force), inserted by :meth:`flush`."""
         if superseded is not None:
             self._superseded.append(superseded)
         self._versions.append(version)
         self._pending.add(version.match_id)
 
-    def defer(self, match, scores) -> None:
+    def defer(self, match: Match, scores: Iterable[ScoreRow]) -> None:
         """A match's projection: its score rows as ``SCORE_COLUMNS`` tuples, and the match row."""
         self._scores.extend(scores)
         match.updated_at = timezone.now()  # the batch update_each applies no auto_now
         self._matches.append(match)
         self._pending.add(match.pk)
 
-    def defer_log(self, entry) -> None:
+    def defer_log(self, entry: ChangeLog) -> None:
         self._logs.append(entry)
 
     def flush(self) -> None:
@@ -212,12 +225,14 @@ class ResultBatch:
 _batch: ContextVar[ResultBatch | None] = ContextVar("result_batch", default=None)
 
 
-def _linked(match) -> bool:
+def _linked(match: Match) -> bool:
     """A knock-out match whose result moves lines into later matches."""
     return match.next_match_id is not None or match.loser_next_match_id is not None
 
 
-def send_results_changed(match_ids, *, written=None) -> None:
+def send_results_changed(
+    match_ids: Iterable[int], *, written: Iterable[Match] | None = None
+) -> None:
     """Send ``results_changed`` for these matches (after a commit), read fresh in one query, or
     ``written``: the matches as a batch wrote them, with their round, stage and tournament,
     locked until the commit (so what it stored)."""
@@ -262,7 +277,7 @@ def written_together(*, announce: bool = True) -> Iterator[ResultBatch]:
             transaction.on_commit(lambda: send_results_changed(announced, written=written))
 
 
-def _announce(match, *, changed=True):
+def _announce(match: Match, *, changed: bool = True) -> None:
     """Announce a result written: ``results_written`` in the transaction and, when ``changed``
     (not for a bye of the draw), ``results_changed`` after the commit."""
     batch = _batch.get()
@@ -299,7 +314,7 @@ class ScoreRow(NamedTuple):
 SCORE_COLUMNS = ScoreRow._fields
 
 
-def lock_matches(match_ids) -> dict[int, Match]:
+def lock_matches(match_ids: Iterable[int]) -> dict[int, Match]:
     """Lock several matches in one query, in id order (two batches never deadlock), then read
     them with the rows :func:`apply_verified_result` reads; for ``locked=True`` callers."""
     ids = sorted(set(match_ids))
@@ -335,19 +350,19 @@ def lock_matches(match_ids) -> dict[int, Match]:
 JOINED_STAGES_UP_TO = 4
 
 
-def _with_stages(matches, count: int) -> list[Match]:
+def _with_stages(matches: QuerySet[Match], count: int) -> list[Match]:
     """``matches`` (a query for ``count`` matches) read with their round, stage, tournament and
     VP table: joined in for a few matches, otherwise one stage object per stage, shared by its
     matches."""
     if count <= JOINED_STAGES_UP_TO:
         return list(matches.select_related("round__stage__tournament__vp_table"))
-    matches = list(matches.select_related("round"))
+    read = list(matches.select_related("round"))
     stages = Stage.objects.select_related("tournament__vp_table").in_bulk(
-        {match.round.stage_id for match in matches}
+        {match.round.stage_id for match in read}
     )
     # A stage deleted between the two reads (only possible unlocked, after a commit) takes its
     # matches with it: they are left out rather than failing the others.
-    matches = [match for match in matches if match.round.stage_id in stages]
-    for match in matches:
+    kept = [match for match in read if match.round.stage_id in stages]
+    for match in kept:
         match.round.stage = stages[match.round.stage_id]
-    return matches
+    return kept

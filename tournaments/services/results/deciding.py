@@ -18,6 +18,7 @@ from tournaments.algorithms import vp as vp_algo
 from tournaments.exceptions import ResultError
 from tournaments.models import (
     EndRule,
+    Match,
     Outcome,
     Stage,
     engine_lang,
@@ -33,11 +34,11 @@ from tournaments.services.results.reading import (
 logger = logging.getLogger(__name__)
 
 
-def _is_knockout(match) -> bool:
+def _is_knockout(match: Match) -> bool:
     return match.round.stage.kind == Stage.Kind.KNOCKOUT
 
 
-def _end_rule(match) -> match_end.EndRule:
+def _end_rule(match: Match) -> match_end.EndRule:
     """The engine's match-end rule for a two-line match of this tournament."""
     tournament = match.round.stage.tournament
     by_deals = tournament.end_rule == EndRule.DEALS
@@ -50,14 +51,14 @@ def _end_rule(match) -> match_end.EndRule:
     )
 
 
-def _side_names(match):
+def _side_names(match: Match) -> list[str]:
     return [
         getattr(match.home, "name", None) or str(_("home")),
         getattr(match.away, "name", None) or str(_("away")),
     ]
 
 
-def _referee(match, deals: list[Deal], offender_side) -> None:
+def _referee(match: Match, deals: list[Deal], offender_side: int | None) -> None:
     """The engine's deal-sheet referee on every deal: a deal that no play of the variant can give
     (a category to both lines, more than it gives, scope no deal holds...) is refused with the
     referee's sentences, before anything is stored."""
@@ -140,7 +141,14 @@ def _match_end_message(problem: match_end.MatchEndProblem) -> str:
     return text() % params
 
 
-def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expired=False):
+def decide(
+    match: Match,
+    deals: list[Deal],
+    *,
+    outcome: str,
+    offender_side: int | None = None,
+    time_expired: bool = False,
+) -> Decision:
     """Judge entered deals: the engine's sheet referee on each deal, then the engine's one
     match-end rule (``scopa.match_end``); raise ``ResultError`` if they do not make a
     finished match."""
@@ -187,7 +195,7 @@ def decide(match, deals: list[Deal], *, outcome, offender_side=None, time_expire
     return Decision(final, judged.winner, judged.margin, outcome, offender, deals)
 
 
-def decision_from_verdict(match, verdict) -> Decision:
+def decision_from_verdict(match: Match, verdict: object) -> Decision:
     """Turn a ``scopa.verify_document`` verdict into a Decision (side 0 = home)."""
     if not isinstance(verdict, dict):
         raise ResultError(_("The verdict is not readable."))
@@ -304,7 +312,7 @@ class SheetProgress:
     deals: int = 0
 
 
-def sheet_progress(match, deals, *, time_expired=False) -> SheetProgress:
+def sheet_progress(match: Match, deals: object, *, time_expired: bool = False) -> SheetProgress:
     """Judge a sheet while it is typed (nothing is stored): the same referee as
     :func:`decide`; an impossible sheet raises ``ResultError`` with the referee's sentence,
     one that is only unfinished says what is missing."""

@@ -28,25 +28,29 @@ from tournaments.services.results.reading import parse_deals, sheet_of
 from tournaments.services.results.stored import in_force
 from tournaments.services.results.versions import (
     UNCHECKED,
+    Actor,
+    BasedOn,
     SavedVersion,
+    Unchecked,
     _based_on_number,
     _check_lines,
     _decidable,
     _log,
     _place,
+    _signed_in,
 )
 from tournaments.sources import ResultSource
 
 logger = logging.getLogger(__name__)
 
 
-def lock_match(match) -> Match:
+def lock_match(match: Match) -> Match:
     """The match row, locked until the end of the caller's transaction (always lock the match
     before any row that depends on it, as every writer of a result does)."""
     return _lock(match)
 
 
-def entry_refusal(match) -> str:
+def entry_refusal(match: Match) -> str:
     """Why no result can be entered on ``match`` now (a sentence), or ``""`` when it can: the
     one check of the desk's form and of the players' phones."""
     if match.round.stage.status == Stage.Status.CLOSED:
@@ -58,7 +62,15 @@ def entry_refusal(match) -> str:
     return ""
 
 
-def propose_result(match, deals, *, time_expired=False, based_on=UNCHECKED, user=None, label=None):
+def propose_result(
+    match: Match,
+    deals: object,
+    *,
+    time_expired: bool = False,
+    based_on: BasedOn | Unchecked = UNCHECKED,
+    user: Actor = None,
+    label: str | None = None,
+) -> ResultVersion:
     """Check a side's sheet like :func:`save_result` and store it as a PROPOSED version of
     source "players": it waits for the other side, nothing comes into force. A stale
     ``based_on`` (another version came into force since the sheet was opened) raises
@@ -77,7 +89,7 @@ def propose_result(match, deals, *, time_expired=False, based_on=UNCHECKED, user
             match=locked,
             number=last + 1,
             source=str(ResultSource.PLAYERS),
-            author=user if getattr(user, "is_authenticated", False) else None,
+            author=_signed_in(user),
             based_on=current,
             sheet=sheet_of(decision, time_expired=time_expired),
             status=ResultVersion.Status.PROPOSED,
@@ -86,7 +98,9 @@ def propose_result(match, deals, *, time_expired=False, based_on=UNCHECKED, user
     return version
 
 
-def countersign(version, *, user=None, label=None) -> SavedVersion:
+def countersign(
+    version: ResultVersion, *, user: Actor = None, label: str | None = None
+) -> SavedVersion:
     """Both sides signed a players' version: it takes its place by precedence (in force over no
     result, a deletion or the same result; otherwise it waits for the referee). ``created``
     says whether it came into force."""
@@ -110,7 +124,9 @@ def countersign(version, *, user=None, label=None) -> SavedVersion:
     return SavedVersion(version, version.status == ResultVersion.Status.IN_FORCE)
 
 
-def refer_version(version, *, user=None, label=None, reason=""):
+def refer_version(
+    version: ResultVersion, *, user: Actor = None, label: str | None = None, reason: str = ""
+) -> ResultVersion:
     """A players' version the other side disputed or left unanswered: it waits for the
     referee's decision (``accept_version`` / ``reject_version``)."""
     with transaction.atomic():
@@ -125,7 +141,9 @@ def refer_version(version, *, user=None, label=None, reason=""):
     return version
 
 
-def withdraw_version(version, *, user=None, label=None, reason=""):
+def withdraw_version(
+    version: ResultVersion, *, user: Actor = None, label: str | None = None, reason: str = ""
+) -> ResultVersion:
     """A players' version that no longer stands (its side corrected its sheet, or another
     result came into force first): rejected without a decision, nothing else changes."""
     with transaction.atomic():

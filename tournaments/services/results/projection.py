@@ -16,6 +16,7 @@ from tournaments.models import (
     MatchResult,
     Outcome,
     Stage,
+    Tournament,
 )
 from tournaments.services import rows
 from tournaments.services.results.batch import (
@@ -30,7 +31,7 @@ from tournaments.services.vp import vp_table_from_model
 logger = logging.getLogger(__name__)
 
 
-def _move_line(dependent_id, slot, line_id, source):
+def _move_line(dependent_id: int | None, slot: str, line_id: int | None, source: Match) -> None:
     """Put ``line_id`` into a later knock-out match, refusing if that match has a result."""
     if dependent_id is None:
         return
@@ -51,12 +52,12 @@ def _move_line(dependent_id, slot, line_id, source):
     logger.info("match %s: line %s moves on to match %s", source.pk, line_id, dependent.pk)
 
 
-def _advance(match, winner_id, loser_id):
+def _advance(match: Match, winner_id: int | None, loser_id: int | None) -> None:
     _move_line(match.next_match_id, match.next_slot, winner_id, match)
     _move_line(match.loser_next_match_id, match.loser_next_slot, loser_id, match)
 
 
-def _vp_table(tournament) -> vp_algo.VPTable:
+def _vp_table(tournament: Tournament) -> vp_algo.VPTable:
     batch = _batch.get()
     if batch is not None and tournament.vp_table_id in batch.vp_tables:
         return batch.vp_tables[tournament.vp_table_id]
@@ -69,7 +70,7 @@ def _vp_table(tournament) -> vp_algo.VPTable:
     return table
 
 
-def _copy_state(source, target):
+def _copy_state(source: Match, target: Match) -> None:
     if source is target:
         return
     for name in (
@@ -84,7 +85,7 @@ def _copy_state(source, target):
         setattr(target, name, getattr(source, name))
 
 
-def _unadvance(match):
+def _unadvance(match: Match) -> None:
     """Take this match's lines out of the later knock-out matches they had moved on to."""
     for dependent_id, slot in (
         (match.next_match_id, match.next_slot),
@@ -106,7 +107,7 @@ def _unadvance(match):
         dependent.save(update_fields=[attribute, "updated_at"])
 
 
-def _project(match, decision: Decision | None) -> list[ScoreRow] | list[MatchResult]:
+def _project(match: Match, decision: Decision | None) -> list[ScoreRow] | list[MatchResult]:
     """Rewrite the projection (MatchResult, the match row, later knock-out slots) from the
     decision of the version in force; ``None`` clears it. In a :class:`ResultBatch`
     the new rows wait for its flush."""
@@ -133,7 +134,10 @@ def _project(match, decision: Decision | None) -> list[ScoreRow] | list[MatchRes
     score = vp_algo.match_score(
         table, decision.margin, vp_algo.Outcome(decision.outcome), draw=draw
     )
-    lines = (match.home_id, match.away_id)
+    home_id, away_id = match.home_id, match.away_id
+    if home_id is None or away_id is None:  # pragma: no cover - every writer checked the lines
+        raise ResultError(_("This match does not have both lines yet."))
+    lines = (home_id, away_id)
     winner_id = loser_id = None
     if winner_side is not None:
         winner_id, loser_id = lines[winner_side], lines[1 - winner_side]
@@ -161,7 +165,7 @@ def _project(match, decision: Decision | None) -> list[ScoreRow] | list[MatchRes
     return results
 
 
-def bye_score(stage) -> tuple[int, int, bool]:
+def bye_score(stage: Stage) -> tuple[int, int, bool]:
     """(VP, MP, won) of a bye as ``stage`` scores it: a set VP score, or a win by forfeit on
     the tournament's VP table."""
     if stage.bye_scoring == Stage.ByeScoring.SET_VP and stage.bye_vp is not None:
@@ -174,13 +178,16 @@ def bye_score(stage) -> tuple[int, int, bool]:
     return score.vp_winner, score.mp_winner, True
 
 
-def _project_bye(match) -> list[MatchResult]:
+def _project_bye(match: Match) -> list[MatchResult]:
     """A bye's projection: one score row for the line that sat out, as its stage scores it."""
+    line_id = match.home_id
+    if line_id is None:  # pragma: no cover - save_bye checked the line
+        raise ResultError(_("A bye is one line without an opponent."))
     vp, mp, won = bye_score(match.round.stage)
     result = MatchResult.objects.create(
-        match=match, line_id=match.home_id, points=0, mp=mp, vp=vp, won=won
+        match=match, line_id=line_id, points=0, mp=mp, vp=vp, won=won
     )
-    match.winner_id = match.home_id if won else None
+    match.winner_id = line_id if won else None
     match.outcome = Outcome.BYE
     match.offender_id = None
     match.status = Match.Status.DONE

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias
 
 from django.utils.translation import gettext as _
 
@@ -34,6 +35,13 @@ _CATEGORY = re.compile(r"^[a-z][a-z0-9_]{0,29}$")
 PLAYED_OUTCOMES = {Outcome.COMPLETED, Outcome.TIMEOUT, Outcome.ABANDON}
 OFFENCE_OUTCOMES = {Outcome.TIMEOUT, Outcome.ABANDON, Outcome.FORFEIT}
 
+Breakdown: TypeAlias = dict[str, int]
+"""A line's points in one deal by category (``{"scope": 2, "settebello": 1}``)."""
+Sheet: TypeAlias = dict[str, Any]
+"""The JSON a result version keeps (``ResultVersion.sheet``), as :func:`sheet_of` writes it:
+``deals``, ``outcome``, ``offender``, ``time_expired`` and ``result``. Read back from the
+database, of any age, so its values are not trusted to a type: they are read by key."""
+
 
 @dataclass
 class Deal:
@@ -41,7 +49,7 @@ class Deal:
 
     number: int
     points: tuple[int, int]
-    breakdown: tuple[dict, dict]
+    breakdown: tuple[Breakdown, Breakdown]
     is_tiebreak: bool = False
     is_penalty: bool = False
     last_capture: int | None = None
@@ -59,7 +67,7 @@ class Decision:
     deals: list[Deal] = field(default_factory=list)
 
 
-def _as_int(value, what):
+def _as_int(value: object, what: str) -> int:
     """An int from a JSON number or a digit string; anything else is refused, and so is a
     number no deal can score (it would overflow the stored points)."""
     number = None
@@ -80,7 +88,7 @@ def _as_int(value, what):
     return number
 
 
-def _parse_deal(index, raw) -> Deal:
+def _parse_deal(index: int, raw: object) -> Deal:
     label = _("Deal %(n)d") % {"n": index + 1}
     if not isinstance(raw, dict):
         raise ResultError(_("%(deal)s: expected points and breakdown.") % {"deal": label})
@@ -143,7 +151,7 @@ def _parse_deal(index, raw) -> Deal:
     )
 
 
-def parse_deals(deals) -> list[Deal]:
+def parse_deals(deals: object) -> list[Deal]:
     """Check the shape of manually entered deals (points, breakdown sums)."""
     if not isinstance(deals, list | tuple):
         raise ResultError(_("Deals must be a list."))
@@ -152,7 +160,7 @@ def parse_deals(deals) -> list[Deal]:
     return [_parse_deal(index, raw) for index, raw in enumerate(deals)]
 
 
-def sheet_of(decision: Decision, *, time_expired=False) -> dict:
+def sheet_of(decision: Decision, *, time_expired: bool = False) -> Sheet:
     """A decision as the JSON a version keeps: deals, outcome, offending side and result."""
     return {
         "deals": [
@@ -177,7 +185,7 @@ def sheet_of(decision: Decision, *, time_expired=False) -> dict:
     }
 
 
-def decision_of(sheet: dict) -> Decision:
+def decision_of(sheet: Sheet) -> Decision:
     """The decision a version's sheet records (decided when the version was made)."""
     result = sheet["result"]
     return Decision(
@@ -190,7 +198,7 @@ def decision_of(sheet: dict) -> Decision:
     )
 
 
-def deals_of(sheet: dict | None) -> list[Deal]:
+def deals_of(sheet: Sheet | None) -> list[Deal]:
     """The deals a version's sheet records, in order (none for a deletion or a bye)."""
     if not sheet:
         return []
@@ -207,12 +215,12 @@ def deals_of(sheet: dict | None) -> list[Deal]:
     ]
 
 
-def same_result(a: dict | None, b: dict | None) -> bool:
+def same_result(a: Sheet | None, b: Sheet | None) -> bool:
     """Whether two sheets give the match the same result: outcome, totals, winner, deal points."""
     if a is None or b is None:
         return a is b
 
-    def key(sheet):
+    def key(sheet: Sheet) -> tuple[object, ...]:
         return (
             sheet["outcome"],
             sheet.get("offender"),
@@ -223,7 +231,7 @@ def same_result(a: dict | None, b: dict | None) -> bool:
     return key(a) == key(b)
 
 
-def bye_sheet(*, won: bool) -> dict:
+def bye_sheet(*, won: bool) -> Sheet:
     """The sheet of a bye: no deals, no opponent, the line that sat out the winner when its
     stage scores a bye as a forfeit win; what it is worth is :func:`bye_score`, applied by the
     projection."""

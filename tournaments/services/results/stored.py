@@ -7,8 +7,10 @@ here, in one query for any number of matches.
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
 from tournaments.models import (
+    Match,
     ResultVersion,
 )
 from tournaments.services.results.reading import Deal, deals_of
@@ -16,13 +18,13 @@ from tournaments.services.results.reading import Deal, deals_of
 logger = logging.getLogger(__name__)
 
 
-def deals_of_match(match) -> list[Deal]:
+def deals_of_match(match: Match) -> list[Deal]:
     """The deals of ``match``'s result in force (none without one), as
     :func:`deals_of_version` gives them; one query."""
     return _last_capture_restored(match, deals_in_force([match.pk]).get(match.pk, []))
 
 
-def deals_of_version(match, version: ResultVersion | None) -> list[Deal]:
+def deals_of_version(match: Match, version: ResultVersion | None) -> list[Deal]:
     """The deals of ``version``, the version in force a form was given (none for ``None`` or a
     deletion), as the form shows them again: a version made before the sheet kept the last
     capture gets it back where the rules tell it (a level last tie-break deal: the line that
@@ -30,7 +32,7 @@ def deals_of_version(match, version: ResultVersion | None) -> list[Deal]:
     return _last_capture_restored(match, deals_of(version.sheet if version is not None else None))
 
 
-def _last_capture_restored(match, deals: list[Deal]) -> list[Deal]:
+def _last_capture_restored(match: Match, deals: list[Deal]) -> list[Deal]:
     tiebreaks = [deal for deal in deals if deal.is_tiebreak]
     last = tiebreaks[-1] if tiebreaks else None
     lines = (match.home_id, match.away_id)
@@ -45,7 +47,7 @@ def _last_capture_restored(match, deals: list[Deal]) -> list[Deal]:
     return deals
 
 
-def deals_in_force(match_ids) -> dict[int, list[Deal]]:
+def deals_in_force(match_ids: Iterable[int]) -> dict[int, list[Deal]]:
     """The deals of each match's result in force, by match id (a match without one is left
     out), in one query: its version's sheet is the one place they are kept."""
     return {
@@ -58,7 +60,7 @@ def deals_in_force(match_ids) -> dict[int, list[Deal]]:
     }
 
 
-def in_force(match) -> ResultVersion | None:
+def in_force(match: Match) -> ResultVersion | None:
     """The version of ``match``'s result in force (a deletion counts), or ``None``.
 
     At most one row (a database constraint), so no ordering: the model's default one would join

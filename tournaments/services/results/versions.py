@@ -10,10 +10,15 @@ is written, or inside the transaction, which then rolls back.
 
 from __future__ import annotations
 
+import enum
 import logging
+from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import Any, Final, TypeAlias, TypeVar, cast
 
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -22,21 +27,25 @@ from django.utils.translation import gettext as _
 from scopa import match_end
 from tournaments.exceptions import ResultError, StaleResult, VersionRequired
 from tournaments.models import (
+    Line,
     Match,
+    MatchResult,
     Outcome,
     ResultVersion,
     Stage,
 )
 from tournaments.services import changelog
-from tournaments.services.results.batch import _announce, _batch, _lock
+from tournaments.services.results.batch import ScoreRow, _announce, _batch, _lock
 from tournaments.services.results.deciding import _is_knockout, decide, decision_from_verdict
 from tournaments.services.results.projection import _copy_state, _project, bye_score
 from tournaments.services.results.reading import (
     MAX_DEAL_NUMBER,
     OFFENCE_OUTCOMES,
     PLAYED_OUTCOMES,
+    Breakdown,
     Deal,
     Decision,
+    Sheet,
     bye_sheet,
     deals_of,
     decision_of,
@@ -49,8 +58,19 @@ from tournaments.sources import ResultSource, speaks_for_organizer
 
 logger = logging.getLogger(__name__)
 
+Actor: TypeAlias = AbstractBaseUser | AnonymousUser | None
+"""Who writes or decides a result: a request's user (signed in or not), or nobody (the system,
+a task, a test). Only a signed-in user is kept as a version's author or decider."""
 
-def _check_lines(match):
+
+def _signed_in(user: Actor) -> User | None:
+    """``user`` if signed in, else ``None``: the user a version records."""
+    if user is not None and getattr(user, "is_authenticated", False):
+        return cast(User, user)  # signed in: an instance of AUTH_USER_MODEL, auth's User
+    return None
+
+
+def _check_lines(match: Match) -> None:
     if match.round.stage.status == Stage.Status.CLOSED:
         raise ResultError(
             _(
@@ -65,7 +85,7 @@ def _check_lines(match):
         raise ResultError(_("A bye has no result to enter."))
 
 
-def _offender_side(match, offender):
+def _offender_side(match: Match, offender: Line | int | None) -> int | None:
     if offender is None:
         return None
     offender_id = getattr(offender, "pk", offender)
@@ -76,12 +96,25 @@ def _offender_side(match, offender):
     raise ResultError(_("The offending line does not play this match."))
 
 
-UNCHECKED = object()
+class Unchecked(enum.Enum):
+    """The type of :data:`UNCHECKED`, a sentinel compared by identity (``is``)."""
+
+    UNCHECKED = "unchecked"
+
+
+UNCHECKED: Final = Unchecked.UNCHECKED
 """``based_on`` of a caller that does not edit a version it has shown (forfeits, imports, the
 demo data): no stale check."""
 
+BasedOn: TypeAlias = ResultVersion | int | str | None
+"""The version in force a save was based on, as a caller names it: the version, its number, a
+number as a form posts it, or ``None``, ``""`` or ``0`` for "no version was in force"."""
 
-def named_version(based_on):
+
+_Named = TypeVar("_Named", bound=BasedOn)
+
+
+def named_version(based_on: _Named | Unchecked) -> _Named:
     """``based_on`` of an organizer's change of the result in force (desk, admin, API, referee),
     which must name the version it read: ``None`` (not sent at all) raises
     :class:`VersionRequired`; ``""`` or ``0`` say "no version was in force"."""
@@ -100,7 +133,7 @@ class SavedVersion:
     """Deals of the earlier version after the corrected match's end, left out (``save_result``)."""
 
 
-def _based_on_number(based_on):
+def _based_on_number(based_on: BasedOn) -> int | None:
     """``based_on`` as a version number (``None``: the save was made on a match with no
     version); a ResultVersion, an int or a digit string are accepted."""
     if based_on is None or based_on == "" or based_on == 0 or based_on == "0":
@@ -113,7 +146,7 @@ def _based_on_number(based_on):
         raise ResultError(_("The version this save is based on is not a number.")) from error
 
 
-def _previous_summary(match):
+def _previous_summary(match: Match) -> dict[str, object] | None:
     if match.status != Match.Status.DONE or match.outcome == Outcome.BYE:
         return None
     lines = (match.home_id, match.away_id)
@@ -126,12 +159,22 @@ def _previous_summary(match):
     }
 
 
-def _log(match, action, version, *, user, results=(), replaced=None, label=None, **extra):
+def _log(
+    match: Match,
+    action: str,
+    version: ResultVersion,
+    *,
+    user: Actor,
+    results: Sequence[ScoreRow | MatchResult] = (),
+    replaced: dict[str, object] | None = None,
+    label: str | None = None,
+    **extra: object,
+) -> None:
     sheet = version.sheet
     detail = {
         "version": version.number,
         "source": version.source,
-        "based_on": version.based_on.number if version.based_on_id else None,
+        "based_on": version.based_on.number if version.based_on is not None else None,
         "status": str(version.status),
         "reason": version.reason,
         **extra,
@@ -160,7 +203,15 @@ def _log(match, action, version, *, user, results=(), replaced=None, label=None,
         changelog.record(tournament, action, match=match, user=user, **detail)
 
 
-def _put_in_force(match, version, current, *, user, action, label=None):
+def _put_in_force(
+    match: Match,
+    version: ResultVersion,
+    current: ResultVersion | None,
+    *,
+    user: Actor,
+    action: str,
+    label: str | None = None,
+) -> None:
     """Make ``version`` the one in force over ``current`` and project it (match locked); it is
     announced after the commit, by its :class:`ResultBatch` if it is written in one."""
     replaced = _previous_summary(match)
@@ -188,16 +239,16 @@ def _put_in_force(match, version, current, *, user, action, label=None):
 
 
 def _save_version(
-    match,
+    match: Match,
     *,
-    sheet,
-    source,
-    user,
-    based_on=UNCHECKED,
-    reason="",
-    submission=None,
-    label=None,
-    reason_required=False,
+    sheet: Sheet | None,
+    source: str,
+    user: Actor,
+    based_on: BasedOn | Unchecked = UNCHECKED,
+    reason: str = "",
+    submission: Any = None,
+    label: str | None = None,
+    reason_required: bool = False,
 ) -> SavedVersion:
     """Store a new version of a locked match's result: the one way every source writes one.
 
@@ -211,7 +262,7 @@ def _save_version(
     if batch is not None and not batch.knows(match):
         batch.preload([match])
     current = batch.current(match) if batch is not None else in_force(match)
-    author = user if user is not None and getattr(user, "is_authenticated", False) else None
+    author = _signed_in(user)
     if based_on is not UNCHECKED:
         seen = _based_on_number(based_on)
         current_number = current.number if current else None
@@ -262,7 +313,17 @@ def _save_version(
     return SavedVersion(version, True)
 
 
-def _place(match, version, current, *, user, label, action, same_action, **extra):
+def _place(
+    match: Match,
+    version: ResultVersion,
+    current: ResultVersion | None,
+    *,
+    user: Actor,
+    label: str | None,
+    action: str,
+    same_action: str,
+    **extra: Any,  # more detail for the change log (``countersigned``), as _log takes it
+) -> None:
     """Precedence, for a new version and for a players' sheet both sides signed alike.
 
     A source that speaks for the organizer comes into force; any other comes into force over no
@@ -296,7 +357,7 @@ def _place(match, version, current, *, user, label, action, same_action, **extra
         )
 
 
-def _action_for(source, sheet):
+def _action_for(source: str, sheet: Sheet | None) -> str:
     if sheet is None:
         return "result.deleted"
     if source == ResultSource.BYE:
@@ -309,17 +370,17 @@ def _action_for(source, sheet):
 
 
 def save_result(
-    match,
-    deals,
+    match: Match,
+    deals: object,
     *,
-    outcome=Outcome.COMPLETED,
-    offender=None,
-    user=None,
-    time_expired=False,
-    based_on=UNCHECKED,
-    reason="",
-    source=None,
-    reason_required=False,
+    outcome: str = Outcome.COMPLETED,
+    offender: Line | int | None = None,
+    user: Actor = None,
+    time_expired: bool = False,
+    based_on: BasedOn | Unchecked = UNCHECKED,
+    reason: str = "",
+    source: str | None = None,
+    reason_required: bool = False,
 ) -> SavedVersion:
     """Check a result entered by hand, deal by deal, and store it as a new version.
 
@@ -384,7 +445,7 @@ def save_result(
 
 
 def _same_deal(a: Deal, b: Deal) -> bool:
-    def cells(breakdown):
+    def cells(breakdown: Breakdown) -> Breakdown:
         return {key: value for key, value in breakdown.items() if value}
 
     return (
@@ -395,7 +456,9 @@ def _same_deal(a: Deal, b: Deal) -> bool:
     )
 
 
-def _without_carried_tail(match, deals: list[Deal], refusal: ResultError) -> list[Deal] | None:
+def _without_carried_tail(
+    match: Match, deals: list[Deal], refusal: ResultError
+) -> list[Deal] | None:
     """A correction is a whole new sheet that starts from the deals of the version in force.
     When the corrected deals end the match earlier, the deals after its end that are still the
     version's own (same place, same points) were carried over from it, not typed: they are
@@ -417,7 +480,7 @@ def _without_carried_tail(match, deals: list[Deal], refusal: ResultError) -> lis
     return deals[:end]
 
 
-def save_bye(match, *, user=None) -> SavedVersion:
+def save_bye(match: Match, *, user: Actor = None) -> SavedVersion:
     """Score a bye (a line without opponent in a Danish, Swiss or Mitchell round, or a late
     entry's missed round) as a version from the ``bye`` source, projected like any result."""
     with transaction.atomic():
@@ -431,7 +494,14 @@ def save_bye(match, *, user=None) -> SavedVersion:
 
 
 def import_result(
-    match, deals, *, totals, winner_side, outcome, offender_side=None, locked=False
+    match: Match,
+    deals: Sequence[Any],
+    *,
+    totals: object,
+    winner_side: int | None,
+    outcome: str,
+    offender_side: int | None = None,
+    locked: bool = False,
 ) -> SavedVersion:
     """Store a result carried over from a tournament export as a version of source ``import``,
     which speaks for the organizer: the export is the federation's own record of the result.
@@ -502,13 +572,21 @@ def import_result(
     return saved
 
 
-def enter_result(match, deals, **kwargs):
+def enter_result(match: Match, deals: object, **kwargs: Any) -> Match:
     """:func:`save_result`, returning the match (its state copied from the stored one)."""
     save_result(match, deals, **kwargs)
     return match
 
 
-def apply_verified_result(match, verdict, *, user=None, source=None, submission=None, locked=False):
+def apply_verified_result(
+    match: Match,
+    verdict: object,
+    *,
+    user: Actor = None,
+    source: str | None = None,
+    submission: Any = None,
+    locked: bool = False,
+) -> SavedVersion:
     """Store an engine verdict (``scopa.verify_document`` output) as a version of the
     match's result, with the precedence of :func:`_save_version`.
 
@@ -537,14 +615,14 @@ def apply_verified_result(match, verdict, *, user=None, source=None, submission=
 
 
 def delete_result(
-    match,
+    match: Match,
     *,
-    user=None,
-    reason="",
-    based_on=UNCHECKED,
-    source=ResultSource.DESK,
-    reason_required=False,
-):
+    user: Actor = None,
+    reason: str = "",
+    based_on: BasedOn | Unchecked = UNCHECKED,
+    source: str = ResultSource.DESK,
+    reason_required: bool = False,
+) -> SavedVersion:
     """Remove a match's result (a version with no sheet comes into force); refuse if a later
     knock-out match already has its own result."""
     with transaction.atomic():
@@ -567,7 +645,9 @@ def delete_result(
     return saved
 
 
-def _decidable(version_id, *, based_on):
+def _decidable(
+    version_id: int, *, based_on: BasedOn | Unchecked
+) -> tuple[Match, ResultVersion, ResultVersion | None]:
     """Lock the version's match and return (match, version, current); checks staleness."""
     match_id = ResultVersion.objects.filter(pk=version_id).values_list("match_id", flat=True)
     locked = _lock(Match(pk=match_id.get()))
@@ -580,7 +660,7 @@ def _decidable(version_id, *, based_on):
     return locked, version, current
 
 
-def check_based_on(locked_match, based_on) -> None:
+def check_based_on(locked_match: Match, based_on: BasedOn | Unchecked) -> None:
     """``StaleResult`` unless ``based_on`` names the version in force of the locked match (a
     decision that changes no version itself, e.g. rejecting both sheets of a table)."""
     if based_on is not UNCHECKED:
@@ -589,7 +669,13 @@ def check_based_on(locked_match, based_on) -> None:
             raise StaleResult(current)
 
 
-def accept_version(version, *, user=None, based_on=UNCHECKED, reason=""):
+def accept_version(
+    version: ResultVersion,
+    *,
+    user: Actor = None,
+    based_on: BasedOn | Unchecked = UNCHECKED,
+    reason: str = "",
+) -> SavedVersion:
     """The organizer's (or referee's) decision: this version becomes the result in force.
 
     For a version awaiting a decision, and also to bring back a rejected or superseded one.
@@ -601,7 +687,7 @@ def accept_version(version, *, user=None, based_on=UNCHECKED, reason=""):
             return SavedVersion(version, False)
         if version.is_removal:
             raise ResultError(_("A deletion cannot be brought back; delete the result again."))
-        version.decided_by = user if getattr(user, "is_authenticated", False) else None
+        version.decided_by = _signed_in(user)
         version.decided_at = timezone.now()
         if reason:
             version.reason = reason
@@ -609,7 +695,13 @@ def accept_version(version, *, user=None, based_on=UNCHECKED, reason=""):
     return SavedVersion(version, True)
 
 
-def reject_version(version, *, user=None, based_on=UNCHECKED, reason=""):
+def reject_version(
+    version: ResultVersion,
+    *,
+    user: Actor = None,
+    based_on: BasedOn | Unchecked = UNCHECKED,
+    reason: str = "",
+) -> SavedVersion:
     """The organizer's (or referee's) decision: a version awaiting one does not come into
     force; the result in force stays as it is."""
     with transaction.atomic():
@@ -619,7 +711,7 @@ def reject_version(version, *, user=None, based_on=UNCHECKED, reason=""):
         if version.status != ResultVersion.Status.AWAITING:
             raise ResultError(_("Only a version awaiting a decision can be rejected."))
         version.status = ResultVersion.Status.REJECTED
-        version.decided_by = user if getattr(user, "is_authenticated", False) else None
+        version.decided_by = _signed_in(user)
         version.decided_at = timezone.now()
         if reason:
             version.reason = reason
