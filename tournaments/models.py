@@ -364,7 +364,8 @@ class Tournament(models.Model):
 
 
 def rule_options_error(options):
-    """Why ``options`` is not a set of rule options of rules.md (a sentence), or ``None``.
+    """Why ``options`` is not a set of the variant's rule options (scopa/variants.py), as a
+    sentence, or ``None``.
 
     Checked here, not only in the API, so the admin cannot store options that the desk, the
     pages and the record checks would then trip over.
