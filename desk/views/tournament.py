@@ -77,7 +77,7 @@ def tournament_desk(request, slug):
 
 
 def _lifecycle_context(tournament, stages):
-    """Changed qualifiers per stage and the knock-out matches they mark (issue 9)."""
+    """Changed qualifiers per stage and the knock-out matches they mark (the stage lifecycle)."""
     from tournaments.services import lifecycle
 
     drifts = {}

@@ -1,7 +1,8 @@
-"""Findings 2 and 3 of issue 10, one test each, and the rules of ``tournaments.access``.
+"""Staff status alone runs no tournament, and private tournaments do not leak (one test each),
+then the rules of ``tournaments.access``.
 
-2. Every staff user ran every tournament (desk, admin, export).
-3. Private tournaments leaked through players, lines, ratings and the API's add-line by id.
+- Every staff user used to run every tournament (desk, admin, export).
+- Private tournaments used to leak through players, lines, ratings and the API's add-line by id.
 """
 
 import pytest

@@ -1,5 +1,5 @@
-"""Finding 4 and 8 of issue 10: no known SECRET_KEY in production, ``check --deploy`` clean with
-the production environment, no ``testserver`` by default, the desk after logging in."""
+"""No known SECRET_KEY in production, ``check --deploy`` clean with the production environment,
+no ``testserver`` by default, the desk after logging in."""
 
 import os
 import subprocess
