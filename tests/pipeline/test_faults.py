@@ -1,5 +1,5 @@
 """Single faults in the middle of a burst, on each broker: after each one every submission ends
-final, every result in force is applied once and rated once (issue 15's fault tests).
+final, every result in force is applied once and rated once.
 
 What brings everything to the end is the same on both brokers: messages that come back
 (acknowledged late, requeued when a connection goes), and the beat sweeps, which read what is
