@@ -27,6 +27,9 @@ from tests.pipeline.conftest import AMQP_AVAILABLE, BOTH_BROKERS, SKIP_REASON
 pytestmark = [
     pytest.mark.pipeline,
     pytest.mark.skipif(SKIP_REASON is not None, reason=SKIP_REASON or ""),
+    # One xdist worker runs the pipeline tests one after the other: each starts Celery workers
+    # (and the fault tests a private PostgreSQL), too much at once for two cores.
+    pytest.mark.xdist_group("pipeline"),
 ]
 
 
