@@ -324,7 +324,7 @@ def test_standings_csv_names_the_last_stage_not_final_in_english(client):
     assert knockout.name in text
 
 
-def test_new_desk_pages_pass_the_structural_audit(client, organizer):
+def test_new_desk_pages_pass_the_accessibility_checks(client, organizer):
     from tests.pages.test_accessibility import audit
 
     tournament = build_tournament(4, slug="audit", play=False)
