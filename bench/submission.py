@@ -1,6 +1,6 @@
 """Records accepted per second through the API (``POST /api/v1/matches/<id>/records/``).
 
-Issue 15 asks the API to accept at least 200 records a second on this machine, timed on its own
+The goal: the API accepts at least 200 records a second on this machine, timed on its own
 (no worker verifies while it runs: the messages wait in the broker). This serves a throwaway copy
 of the configured PostgreSQL database with gunicorn on loopback and posts one legal record per
 match (2-player scopa to 11, about 8 KiB of JSON) from a pool of client threads, each on a

@@ -38,12 +38,12 @@ urlpatterns = [
         ),
         name="api-docs",
     ),
-    # Organizer's desk and public pages (issue 5); the public pages take the site root, last.
+    # Organizer's desk and public pages; the public pages take the site root, last.
     path("desk/", include((desk_urlpatterns, "desk"))),
     path("desk/", include((webhooks_desk_urlpatterns, "webhooks"))),
     path("desk/", include((room_desk_urlpatterns, "room"))),
     path("desk/", include((table_referee_urlpatterns, "referee"))),
-    # the players' phones at the table: the token in the URL is the credential (issue 11)
+    # the players' phones at the table: the token in the URL is the credential
     path("p/", include((table_phone_urlpatterns, "table"))),
     path("", include((public_urlpatterns, "public"))),
 ]

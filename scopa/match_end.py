@@ -1,4 +1,5 @@
-"""The one match-end rule of rules.md, for a replayed record and for a hand-entered sheet alike.
+"""The one match-end rule (docs/match-record.md, "End of the match"), for a replayed record and
+for a hand-entered sheet alike.
 
 `MatchProgress` follows a match deal by deal: target reached while strictly ahead, N deals, the time
 limit (the side ahead when time runs out wins; a tie plays on, except in a knock-out where it

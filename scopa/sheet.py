@@ -9,9 +9,9 @@ A score sheet gives, for one deal, each side's points by category. Whatever the 
 - the scope fit in a deal (`scope_bound` says how the limits are derived);
 - a few points bring others with them (napola to the seven of denari brings the settebello).
 
-An interrupted deal (a timeout or abandon: the penalty of rules.md) splits categories into their
-separate points, so there each point, not each category, goes to one side, and each opponent of
-the offender gets one more scopa.
+An interrupted deal (a timeout or abandon: the penalty of docs/match-record.md) splits categories
+into their separate points, so there each point, not each category, goes to one side, and each
+opponent of the offender gets one more scopa.
 
 `check_deal` returns the problems as `SheetError` values with the referee's sentence in Italian
 and English; it raises nothing.

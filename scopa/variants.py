@@ -56,8 +56,9 @@ class Category:
 
 @dataclass(frozen=True, slots=True)
 class OptionSpec:
-    """A rule option of rules.md: its label, its kind and, for a choice, the labelled values.
-    `display_only` options change how a table is shown, never legality or scoring."""
+    """A rule option (docs/match-record.md, "Options"): its label, its kind and, for a choice,
+    the labelled values. `display_only` options change how a table is shown, never legality or
+    scoring."""
 
     key: str
     label: Label

@@ -258,7 +258,7 @@ class Tournament(models.Model):
         _("rule options"),
         default=dict,
         blank=True,
-        help_text=_("Rule options of rules.md; a missing option takes the variant's default."),
+        help_text=_("Rule options of the game; a missing option takes the variant's default."),
     )
     deck_style = models.CharField(
         _("deck style"), max_length=20, choices=DeckStyle.choices, default=DeckStyle.NAPOLETANE
@@ -368,7 +368,8 @@ class Tournament(models.Model):
 
 
 def rule_options_error(options):
-    """Why ``options`` is not a set of rule options of rules.md (a sentence), or ``None``.
+    """Why ``options`` is not a set of the variant's rule options (scopa/variants.py), as a
+    sentence, or ``None``.
 
     Checked here, not only in the API, so the admin cannot store options that the desk, the
     pages and the record checks would then trip over.

@@ -3,7 +3,8 @@
 Every version of a match's result names its source. Whether a source speaks for the organizer
 decides precedence: a version from a source that does not (a verified record, a players' own
 report) never silently replaces one that does; it waits for the organizer's decision.
-Issue 11's table reports add one entry here and nothing else.
+The players' sheets at the table (scoresheets' table reports) add one entry here and nothing
+else.
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ def _missing_message(round_row, missing):
 
 
 def _lifecycle_context(tournament, stages):
-    """Changed qualifiers per stage and the knock-out matches they mark (issue 9)."""
+    """Changed qualifiers per stage and the knock-out matches they mark (the stage lifecycle)."""
     from tournaments.services import lifecycle
 
     drifts = {}

@@ -508,7 +508,7 @@ EXPECTED = {
     ("referee:disputes", "GET", "B"): "302 404 404 404 404 404 404 200 404 200",
     ("referee:disputes", "POST", "A"): "302 403 403 400 403 400 403 403 403 400",
     ("referee:disputes", "POST", "B"): "302 404 404 404 404 404 404 400 404 400",
-    # the players' phones: the token is the credential, whoever holds it (issue 11)
+    # the players' phones at the table: the token is the credential, whoever holds it
     ("table:check", "GET", "A"): "405 405 405 405 405 405 405 405 405 405",
     ("table:check", "GET", "B"): "405 405 405 405 405 405 405 405 405 405",
     ("table:check", "POST", "A"): "200 200 200 200 200 200 200 200 200 200",

@@ -1,7 +1,8 @@
-"""Findings 2 and 3 of issue 10, one test each, and the rules of ``tournaments.access``.
+"""Staff status alone runs no tournament, and private tournaments do not leak (one test each),
+then the rules of ``tournaments.access``.
 
-2. Every staff user ran every tournament (desk, admin, export).
-3. Private tournaments leaked through players, lines, ratings and the API's add-line by id.
+- Every staff user used to run every tournament (desk, admin, export).
+- Private tournaments used to leak through players, lines, ratings and the API's add-line by id.
 """
 
 import pytest
@@ -183,7 +184,7 @@ def test_what_each_role_may_do(two_tournaments):
         Action.EXPORT_PRIVATE,
     }
     assert may[Role.VIEWER] == {Action.VIEW}
-    # a link's token is a line's credential: only who enters results sees it (issue 31)
+    # a link's token is a line's credential: only who enters results sees it
     see_links = {role for role in Role if access.can_see_links(holders[role], a)}
     assert see_links == {Role.ORGANIZER, Role.SCORER}
     superuser = User.objects.create_superuser("root")
@@ -253,7 +254,7 @@ def test_deleting_a_tournament_deletes_its_roles():
 def test_a_hidden_players_federation_id_answers_like_an_unknown_one(
     api_client_for, two_tournaments
 ):
-    """Issue 31, finding 6: 400 for a private player's federation id and 201 for an unknown one
+    """400 for a private player's federation id and 201 for an unknown one
     told anyone who may create a tournament which ids belong to hidden players."""
     a, b, org_a, _org_b = two_tournaments
     hidden = Entry.objects.filter(tournament=b).first().line.members.get().player

@@ -49,7 +49,7 @@ def test_queue_detail_and_actions(
     unnamed = client.post(changelist, {**chosen, "apply": "1"}, follow=True)
     assert "nothing was saved" in unnamed.content.decode() or "nulla" in unnamed.content.decode()
     second.refresh_from_db()
-    assert not second.is_standing  # issue 31: no version named, nothing changes
+    assert not second.is_standing  # no version named, nothing changes
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(changelist, {**chosen, "apply": "1", "based_on": "1"}, follow=True)
     assert response.status_code == 200

@@ -307,7 +307,7 @@ def test_adding_lines_through_the_api_keeps_the_registration_rules(api, organize
 
 
 def test_a_matchs_results_are_home_line_first(api, tournament):
-    """Issue 30: the list followed the lines' ids, so the away line came first whenever its id
+    """The list followed the lines' ids, so the away line came first whenever its id
     was lower."""
     from tests.tournaments.helpers import deals
     from tournaments.services import results

@@ -477,7 +477,7 @@ def test_choosing_a_version_based_on_a_stale_one_is_a_409(
 def test_choosing_a_version_without_naming_the_one_in_force_is_a_428(
     api, organizer, tournament, match, django_capture_on_commit_callbacks
 ):
-    """Issue 31, finding 2: with a desk correction in force, ``stand`` with no version (no
+    """With a desk correction in force, ``stand`` with no version (no
     ``based_on``, no ``If-Match``) put the record's version back in force silently."""
     from tournaments.models import ResultVersion
     from tournaments.services import results

@@ -1,6 +1,6 @@
 """What accepting a record costs: the checks of a submission are one pass over its text and a
-handful of queries, and listing records asks no query per record (issue 15: the API accepts
-200 records a second; see docs/performance.md)."""
+handful of queries, and listing records asks no query per record (the API's goal is 200
+records a second; see docs/performance.md)."""
 
 import json
 

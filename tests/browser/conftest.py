@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command, get_commands
 
+from tests.conftest import database_as_found
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -30,24 +32,12 @@ def _leave_the_database_as_found(django_db_setup, django_db_blocker):
     """The live server needs committed data, so these tests are transactional and every table is
     emptied after each; put back what was there before (the migrations' VP tables and such),
     so later tests in the session still find it."""
-    from django.db import connection
-
-    with django_db_blocker.unblock():
-        saved = connection.creation.serialize_db_to_string()
-    yield
-    from django.core import serializers
-
-    with django_db_blocker.unblock():
-        for item in serializers.deserialize("json", saved):
-            model = type(item.object)
-            if model._meta.label in ("contenttypes.ContentType", "auth.Permission"):
-                continue  # the flush's post_migrate signal recreated them
-            if not model._default_manager.filter(pk=item.object.pk).exists():
-                item.save()
+    with database_as_found(django_db_blocker):
+        yield
 
 
 # Every page any browser test opens reports its Content-Security-Policy violations here; a test
-# that saw one fails (issue 31, finding 5: the projector's htmx <style>, the admin's style=).
+# that saw one fails (the projector's htmx <style>, the admin's style=).
 CSP_VIOLATIONS: list[str] = []
 CSP_LISTENER = """
 document.addEventListener("securitypolicyviolation", function (e) {

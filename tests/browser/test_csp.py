@@ -1,4 +1,4 @@
-"""Issue 31, finding 5: pages that broke their own Content-Security-Policy.
+"""Pages that broke their own Content-Security-Policy.
 
 The projector loaded htmx without the ``htmx-config`` meta of base.html (htmx injected its
 indicator ``<style>``), and the submission admin wrote ``<pre style=…>``. Every browser test

@@ -110,6 +110,8 @@ def test_replay_viewer_steps_with_the_keyboard(demo, page_factory):
 
 
 def test_result_entered_on_the_desk_shows_in_public_standings(demo, page_factory):
+    from playwright.sync_api import expect
+
     from tournaments.models import MatchResult
     from tournaments.services import results
     from tournaments.services.results import deals_of_match
@@ -147,9 +149,9 @@ def test_result_entered_on_the_desk_shows_in_public_standings(demo, page_factory
         page.fill("input[name=d0-home-scope]", str(demo.end_value - 4))
     # first with a total that does not add up: refused, with the reason, nothing stored
     page.fill("input[name=d0-home-points]", "99")
-    # htmx checks the form on every change, server-side, without saving
-    page.locator("#feedback .msg-error").wait_for(timeout=10_000)
-    assert "99" in page.locator("#feedback").inner_text()
+    # htmx checks the form on every change, server-side, without saving; the check of an earlier
+    # change (deals still missing) may answer first, so wait for the one that names the 99
+    expect(page.locator("#feedback .msg-error")).to_contain_text("99", timeout=10_000)
     with page.expect_navigation():
         page.locator("button[name=action][value=save]").click()
     assert page.locator(".msg-error").first.is_visible()

@@ -1,4 +1,4 @@
-"""Issue 30: the phone sheet at 360 × 740. The sticky running total must not cover the row
+"""The phone sheet at 360 × 740. The sticky running total must not cover the row
 being typed (the "Scope" row of the deal in hand), and the last-capture choice shows only on a
 level third tie-break deal, the one deal it applies to."""
 

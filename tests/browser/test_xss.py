@@ -1,4 +1,5 @@
-"""Finding 1 of issue 10: an XSS corpus in every name a visitor sees, checked in Chromium.
+"""Names are escaped wherever a visitor sees them: an XSS corpus in every name, checked in
+Chromium.
 
 Player, line, seat (a legal record's), group, stage and tournament names carry quotes,
 ``</script>``, ``javascript:`` URLs, SVG/IMG handlers, RTL overrides and the attribute break-out

@@ -1,8 +1,8 @@
-"""A slow, independent referee written from rules.md for the audit: plain card strings, every
-capture enumerated with itertools, no code shared with `scopa`.
+"""A slow, independent referee written from the rules in docs/match-record.md, not from the
+engine: plain card strings, every capture enumerated with itertools, no code shared with `scopa`.
 
 It covers replay, deal scoring and the end rules of completed matches (not timeouts or clocks);
-`test_audit_cases` compares it with the engine on simulated and damaged records.
+`test_rules_worked_by_hand` compares it with the engine on simulated and damaged records.
 """
 
 from itertools import combinations

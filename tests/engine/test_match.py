@@ -110,8 +110,9 @@ class TestTimeLimit:
         assert match.winner == 1
 
     def test_knockout_tied_at_time_up_goes_to_the_tie_break_deals(self):
-        """rules.md (seed 000, "Parità"): no playing on in a knock-out, not even when time is up.
-        The old rule played further regular deals, so deal 1 counted in the totals."""
+        """docs/match-record.md, "End of the match" (seed 000, "Parità"): no playing on in a
+        knock-out, not even when time is up. The old rule played further regular deals, so deal 1
+        counted in the totals."""
         match = progress(target=21, time_up=0, knockout=True)
         play(match, 0, [3, 3])
         assert not match.over and match.phase == "tiebreak" and match.contenders == [0, 1]
@@ -272,7 +273,7 @@ class TestClock:
 
 
 def test_knockout_record_tied_when_time_runs_out_plays_tie_break_deals():
-    """rules.md, seed 000 "Parità": in a knock-out a tie when time runs out goes to the
+    """docs/match-record.md, seed 000 "Parità": in a knock-out a tie when time runs out goes to the
     tie-break deals; the verifier marks them and the match is won on them (the old rule played
     on with regular deals and called it a time-limit win)."""
     clock = {"move_s": 20, "bank_s": 0}

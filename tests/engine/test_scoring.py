@@ -152,7 +152,8 @@ class TestScopa15Points:
 
 
 class TestSecuredPoints:
-    """rules.md: a point is secured when its owner is the same however the loose cards go."""
+    """docs/match-record.md, "Timeout and abandon": a point is secured when its owner is the same
+    however the loose cards go."""
 
     def test_settebello_and_six_denari_are_secured_others_go_to_the_opponent(self):
         side0 = mask("7D", "1D", "2D", "4D", "5D", "6D")

@@ -72,7 +72,7 @@ def audit(html):
     return parser.check()
 
 
-def test_public_pages_and_desk_pass_the_structural_audit(client):
+def test_public_pages_and_desk_pass_the_accessibility_checks(client):
     tournament = build_tournament(8, slug="accessibile", groups=2)
     schedule.close_stage(tournament.stages.get(order=1), per_group=2)
     knockout = tournament.stages.get(order=2)

@@ -1,4 +1,4 @@
-"""Issue 30: correcting a recorded result on the desk starts from the version's deals and
+"""Correcting a recorded result on the desk starts from the version's deals and
 replaces them whole, even when the correction ends the match sooner than the record did."""
 
 import re
@@ -54,7 +54,7 @@ def test_a_correction_that_ends_the_match_sooner_is_saved_without_clearing_rows(
 
 
 def test_deleting_a_result_is_a_secondary_action_asked_once_more(client):
-    """Issue 30: "Cancella il risultato" looked as harmless as "Salva il risultato" and deleted
+    """Before, "Cancella il risultato" looked as harmless as "Salva il risultato" and deleted
     at once."""
     tournament = build_tournament(4, slug="cancella", play=False, knockout=False)
     user = User.objects.create_user("direttore", password="x-pass-12345")
@@ -81,7 +81,7 @@ def test_deleting_a_result_is_a_secondary_action_asked_once_more(client):
 
 
 def test_a_lines_timeout_and_the_matchs_time_limit_are_told_apart(client):
-    """Issue 30: "Esito: Tempo scaduto" (a line's clock ran out) and the "tempo scaduto" box (the
+    """Before, "Esito: Tempo scaduto" (a line's clock ran out) and the "tempo scaduto" box (the
     match's time ran out) said the same for two different things."""
     from tournaments.models import Tournament
 
@@ -100,7 +100,7 @@ def test_a_lines_timeout_and_the_matchs_time_limit_are_told_apart(client):
 
 
 def test_the_third_place_match_is_not_listed_as_the_final(client):
-    """Issue 30: the third-place match shares the final's round and was listed under "Finale"
+    """The third-place match shares the final's round and was listed under "Finale"
     (bracket page, round page, its table card)."""
     from tests.pages.factories import play_stage
     from tournaments.models import Stage
@@ -134,7 +134,7 @@ def test_the_third_place_match_is_not_listed_as_the_final(client):
 
 
 def test_a_match_won_on_the_last_capture_says_who_won_and_why(client):
-    """Issue 30: 12–12 and VP 10–10 were shown without saying who won and why."""
+    """12–12 and VP 10–10 were shown without saying who won and why."""
     from tests.tournaments.conftest import KO, make_tournament
     from tests.tournaments.helpers import deal, deals
     from tournaments.services import schedule

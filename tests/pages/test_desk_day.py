@@ -324,7 +324,7 @@ def test_standings_csv_names_the_last_stage_not_final_in_english(client):
     assert knockout.name in text
 
 
-def test_new_desk_pages_pass_the_structural_audit(client, organizer):
+def test_new_desk_pages_pass_the_accessibility_checks(client, organizer):
     from tests.pages.test_accessibility import audit
 
     tournament = build_tournament(4, slug="audit", play=False)
@@ -345,7 +345,7 @@ def test_new_desk_pages_pass_the_structural_audit(client, organizer):
 
 
 def test_the_reseed_table_heads_the_bracket_as_drawn_in_words_that_fit(client, organizer):
-    """Issue 30: the column of the bracket as drawn was headed "Pareggiati" (drawn matches)."""
+    """The column of the bracket as drawn was headed "Pareggiati" (drawn matches)."""
     from tests.tournaments.test_lifecycle import _swap_second_and_third
     from tournaments.services import lifecycle
 
@@ -360,7 +360,7 @@ def test_the_reseed_table_heads_the_bracket_as_drawn_in_words_that_fit(client, o
 
 
 def test_the_wizard_calls_the_criteria_for_lines_level_on_vp_by_their_name(client, organizer):
-    """Issue 30: the wizard's "Spareggi" section held the ranking criteria, while "spareggi"
+    """The wizard's "Spareggi" section held the ranking criteria, while "spareggi"
     are the tie-break deals of a knock-out match."""
     client.force_login(organizer)
     html = client.get(reverse("desk:new") + "?preset=scopa-classica-11").content.decode()

@@ -131,7 +131,7 @@ def test_a_bye_shows_as_a_bye_with_its_version_on_the_public_and_desk_match_page
 def test_a_late_entry_added_on_the_desk_is_checked_in_paired_and_its_byes_shown(
     client_in, tournament
 ):
-    """Issue 30: with the check-in list in use, a line added on the desk after round 1 was
+    """With the check-in list in use, a line added on the desk after round 1 was
     stored unticked and left out of rounds 2 and 3; the check-in list vanished after round 1."""
     stage = _open_stage(
         tournament,
@@ -195,7 +195,7 @@ def test_the_desk_names_a_checked_in_line_missing_from_the_round(client_in, tour
 
 
 def test_the_change_log_names_check_in_and_pairing_in_words(client_in, tournament):
-    """Issue 30: the change log showed the code ``entries.checked_in`` (and the pairing's)."""
+    """The change log showed the code ``entries.checked_in`` (and the pairing's)."""
     import re
 
     stage = _open_stage(tournament, Stage.Kind.DANISH, late_entry_until_round=2)
@@ -216,7 +216,7 @@ def test_the_change_log_names_check_in_and_pairing_in_words(client_in, tournamen
 
 
 def test_a_danish_stage_is_headed_standings_not_group_a(client_in, tournament):
-    """Issue 30: Danish and Mitchell stages hold one group of every line, which the pages
+    """Danish and Mitchell stages hold one group of every line, which the pages
     headed "Classifica, girone A" as if the stage had groups."""
     stage = _open_stage(tournament, Stage.Kind.DANISH)
     client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))

@@ -29,6 +29,7 @@ from django.db import connection
 
 from config.broker import amqp_options, is_amqp
 from config.celery import app as celery_app
+from tests.conftest import database_as_found
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_PORT = int(os.environ.get("SCOPA_TEST_REDIS_PORT", "6390"))
@@ -485,6 +486,15 @@ def private_postgres(transactional_db, postgres_server, broker_kind):
     connection.close()
     db.clear()
     db.update(saved)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _leave_the_database_as_found(django_db_setup, django_db_blocker):
+    """The workers need committed rows, so these tests are transactional and every table is
+    emptied after each; put back what was there before (the migrations' VP tables, the ratings'
+    lock row), so the tests an xdist worker runs after this group still find it."""
+    with database_as_found(django_db_blocker):
+        yield
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Single faults in the middle of a burst, on each broker: after each one every submission ends
-final, every result in force is applied once and rated once (issue 15's fault tests).
+final, every result in force is applied once and rated once.
 
 What brings everything to the end is the same on both brokers: messages that come back
 (acknowledged late, requeued when a connection goes), and the beat sweeps, which read what is
@@ -27,6 +27,9 @@ from tests.pipeline.conftest import AMQP_AVAILABLE, BOTH_BROKERS, SKIP_REASON
 pytestmark = [
     pytest.mark.pipeline,
     pytest.mark.skipif(SKIP_REASON is not None, reason=SKIP_REASON or ""),
+    # One xdist worker runs the pipeline tests one after the other: each starts Celery workers
+    # (and the fault tests a private PostgreSQL), too much at once for two cores.
+    pytest.mark.xdist_group("pipeline"),
 ]
 
 

@@ -32,6 +32,9 @@ from tournaments.services.standings import group_standings
 pytestmark = [
     pytest.mark.pipeline,
     pytest.mark.skipif(SKIP_REASON is not None, reason=SKIP_REASON or ""),
+    # One xdist worker runs the pipeline tests one after the other: each starts Celery workers
+    # (and the fault tests a private PostgreSQL), too much at once for two cores.
+    pytest.mark.xdist_group("pipeline"),
 ]
 
 

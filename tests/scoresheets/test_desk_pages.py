@@ -170,7 +170,7 @@ def test_room_lists_tables_disputed_first_and_starts_the_round(running, people, 
 
 
 def test_only_those_who_enter_results_see_links_cards_and_qr_codes(running, people, first_match):
-    """Issue 31, finding 3: a referee read every line's token on the links page, submitted a
+    """A referee read every line's token on the links page, submitted a
     sheet as the home line and countersigned it as the away line."""
     organizer, scorer = people
     referee = User.objects.create_user("arbitro")

@@ -12,6 +12,7 @@ from scoresheets.models import TableReport
 from scoresheets.services import links, reports
 from tests.scoresheets.test_reports import OTHER, SHEET
 from tournaments.models import ChangeLog, Match, Role, TournamentRole
+from tournaments.services import results, schedule
 
 
 @pytest.fixture
@@ -86,7 +87,7 @@ def test_dispute_goes_to_the_referee_who_decides(client, running, first_match, c
     report = TableReport.objects.get(match=first_match, state="disputed")
     choice = {"report": report.pk, "choice": "reported", "reason": "checked the paper"}
     unnamed = client.post(reverse("referee:disputes", args=[running.slug]), choice)
-    assert unnamed.status_code == 428  # issue 31: a decision names the version it was shown
+    assert unnamed.status_code == 428  # a decision names the version it was shown
     assert Match.objects.get(pk=first_match.pk).winner_id is None
     decided = client.post(
         reverse("referee:disputes", args=[running.slug]), {**choice, "based_on": ""}
@@ -140,3 +141,53 @@ def test_differing_deals_counts_a_deal_only_one_sheet_has():
     assert differing_deals(one, one) == set()
     assert differing_deals(one, two) == {1}
     assert differing_deals(one, None) == set()
+
+
+def test_a_revoked_or_throttled_link_answers_the_phone_in_json(
+    client, first_match, cards, monkeypatch
+):
+    """The open sheet's script reads JSON: an HTML 410 or a text 429 made it say "no
+    connection, it will be sent later" instead of the refusal."""
+    from django.core.cache import cache
+
+    from scoresheets.views import _LinkThrottle
+
+    home, away = cards
+    links.revoke(home)
+    for name in ("table:check", "table:submit"):
+        url = reverse(name, args=[home.token, first_match.pk])
+        response = _post_json(client, url, {"deals": SHEET, "client_key": str(uuid.uuid4())})
+        assert response.status_code == 410
+        answer = response.json()
+        assert answer["ok"] is False and "nuovo" in answer["error"]
+    page = client.get(reverse("table:sheet", args=[home.token, first_match.pk]))
+    assert page.status_code == 410 and page["Content-Type"].startswith("text/html")
+
+    cache.clear()
+    monkeypatch.setattr(_LinkThrottle, "THROTTLE_RATES", {"table-link": "1/min"})
+    url = reverse("table:check", args=[away.token, first_match.pk])
+    assert _post_json(client, url, {"deals": []}).status_code == 200
+    throttled = _post_json(client, url, {"deals": []})
+    assert throttled.status_code == 429 and throttled["Retry-After"]
+    assert throttled.json()["ok"] is False and throttled.json()["error"]
+    cache.clear()
+
+
+def test_the_same_key_with_another_sheet_is_not_silently_dropped(client, first_match, cards):
+    url = reverse("table:submit", args=[cards[0].token, first_match.pk])
+    key = str(uuid.uuid4())
+    assert _post_json(client, url, {"deals": SHEET, "client_key": key}).json()["created"]
+    again = _post_json(client, url, {"deals": OTHER, "client_key": key})
+    assert again.json()["ok"] is False
+
+
+def test_a_closed_stage_sends_no_sheet_to_the_referee(client, running, first_match, cards):
+    home, away = cards
+    report = reports.submit(home, first_match, SHEET, client_key=uuid.uuid4()).report
+    for match in Match.objects.filter(round__stage__tournament=running):
+        results.save_result(match, reports.deals_payload(OTHER))  # the desk enters every result
+    schedule.close_stage(running.stages.get())
+    url = reverse("table:sheet", args=[away.token, first_match.pk])
+    client.post(url, {"action": "dispute", "comment": "no", "report": report.pk})
+    report.refresh_from_db()
+    assert not reports.for_referee(report)

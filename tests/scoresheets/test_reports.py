@@ -10,9 +10,10 @@ from django.utils import timezone
 from scoresheets.exceptions import ReportError
 from scoresheets.models import TableReport
 from scoresheets.services import links, reports
+from tests.tournaments.conftest import KO, make_tournament
 from tournaments.exceptions import ResultError, StaleResult
 from tournaments.models import ChangeLog, Match, MatchResult, ResultVersion
-from tournaments.services import lifecycle, results
+from tournaments.services import lifecycle, results, schedule
 
 State = TableReport.State
 V = ResultVersion.Status
@@ -348,7 +349,7 @@ def test_the_results_to_settle_are_found_in_one_query_of_the_reports_alone(
 
 
 def test_the_referee_names_the_version_in_force_he_decided_against(first_match, sides):
-    """Issue 31, finding 2: a referee's decision changes the result in force only when it names
+    """A referee's decision changes the result in force only when it names
     the version it was shown (None: VersionRequired; another one: StaleResult)."""
     from tournaments.exceptions import StaleResult, VersionRequired
 
@@ -365,3 +366,27 @@ def test_the_referee_names_the_version_in_force_he_decided_against(first_match, 
         assert report.state != State.DECIDED and results.in_force(first_match) == desk
     reports.decide(report, "reported", user=None, based_on=desk.number)
     assert results.in_force(first_match) == report.version
+
+
+def test_a_sheet_of_a_line_moved_out_of_a_knockout_match_cannot_be_signed(db):
+    tournament = make_tournament(n_lines=4, stages=[KO])
+    stage = tournament.stages.get()
+    schedule.generate_knockout(stage, schedule.seeded_lines(tournament))
+    semis = list(
+        Match.objects.filter(round__stage=stage, round__number=1, home__isnull=False).order_by("pk")
+    )
+    for semi in semis:
+        results.save_result(semi, reports.deals_payload(SHEET))  # home wins both
+    final = Match.objects.get(pk=semis[0].next_match_id)
+    winner = semis[0].home
+    side = "home" if final.home_id == winner.pk else "away"
+    opponent = final.away if side == "home" else final.home
+    reports.submit(links.link_for(tournament, winner), final, SHEET, client_key=uuid.uuid4())
+    # the desk corrects the semi-final: the other line goes to the final instead
+    current = results.in_force(semis[0])
+    results.save_result(semis[0], reports.deals_payload(OTHER), based_on=current.number)
+    final.refresh_from_db()
+    assert winner.pk not in (final.home_id, final.away_id)
+    with pytest.raises(ResultError):
+        reports.accept(links.link_for(tournament, opponent), final)
+    assert final.status != Match.Status.DONE

@@ -1,5 +1,5 @@
-"""Finding 6 of issue 10: no CSV the project writes starts a cell with a formula, and the line
-import reads such a CSV back to the real names."""
+"""No CSV the project writes starts a cell with a formula, and the line import reads such a
+CSV back to the real names."""
 
 import csv
 import io

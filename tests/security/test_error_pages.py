@@ -1,4 +1,4 @@
-"""Finding 8 of issue 10: our own 404, 403 and 500 pages, in Italian first and English."""
+"""Our own 404, 403 and 500 pages, in Italian first and English."""
 
 import pytest
 from django.contrib.auth.models import User

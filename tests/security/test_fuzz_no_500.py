@@ -1,4 +1,4 @@
-"""Issue 10: arbitrary text and numbers in every form and serializer field never give a 500.
+"""Arbitrary text and numbers in every form and serializer field never give a 500.
 
 Hypothesis feeds the desk's result form, the CSV line import (service and admin form) and the
 API's write serializers (tournaments, stages, lines, generate, records); every answer must be a

@@ -1,5 +1,5 @@
-"""Finding 7 of issue 10: five inputs that gave a 500 are now refused with a clear 4xx or form
-error, and nothing is stored."""
+"""Five inputs that gave a 500 are now refused with a clear 4xx or form error, and nothing is
+stored."""
 
 import json
 

@@ -1,5 +1,5 @@
-"""Finding 4 and 8 of issue 10: no known SECRET_KEY in production, ``check --deploy`` clean with
-the production environment, no ``testserver`` by default, the desk after logging in."""
+"""No known SECRET_KEY in production, ``check --deploy`` clean with the production environment,
+no ``testserver`` by default, the desk after logging in."""
 
 import os
 import subprocess
@@ -89,7 +89,7 @@ DEVELOPMENT_KEY = "django-insecure-development-only-set-SECRET_KEY-in-production
     ],
 )
 def test_the_server_refuses_a_known_or_weak_key(entry_point, variable, key, said):
-    """Issue 31, finding 8: with DEBUG off the entry points refuse the published development key
+    """With DEBUG off the entry points refuse the published development key
     and a key that is short or repetitive, also among the fallbacks, naming the variable."""
     keys = {"SECRET_KEY": STRONG_KEY, variable: key}
     result = _run(["-c", f"import {entry_point}"], DEBUG="false", **keys)

@@ -1,5 +1,5 @@
-"""Finding 5 of issue 10: logins, record submissions and the export are throttled, and one
-match cannot hold unlimited record versions."""
+"""Logins, record submissions and the export are throttled, and one match cannot hold
+unlimited record versions."""
 
 import json
 import os

@@ -234,7 +234,7 @@ def test_the_admins_match_page_lists_the_deals_and_sends_results_to_the_desk(cli
 
 
 def test_the_rule_options_help_text_speaks_to_organizers(organizer, client):
-    """Issue 30: the help text said "Opzioni di regolamento di rules.md", a file of the code."""
+    """The help text said "Opzioni di regolamento di rules.md", a file of the code."""
     tournament = make_tournament(stages=[RR])
     page = client.get(reverse("admin:tournaments_tournament_change", args=[tournament.pk]))
     html = page.content.decode()

@@ -1,4 +1,4 @@
-"""Stage lifecycle, qualifier drift, withdrawals and the tournament's status (issue 9)."""
+"""Stage lifecycle, qualifier drift, withdrawals and the tournament's status."""
 
 import pytest
 from django.db.models import Q

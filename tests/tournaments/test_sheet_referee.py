@@ -155,8 +155,8 @@ def test_an_impossible_sheet_on_the_desk_is_refused_with_the_sentence(client):
 
 
 def test_timed_knockout_tie_goes_to_the_tie_break_deals_at_the_desk():
-    """rules.md (seed 000, "Parità"): a knock-out tied when time runs out plays the tie-break
-    deals, never further regular deals (the old desk asked for further deals instead)."""
+    """docs/match-record.md (seed 000, "Parità"): a knock-out tied when time runs out plays the
+    tie-break deals, never further regular deals (the old desk asked for further deals instead)."""
     match = first_match("valliadi-21-un-ora", stage=KO)
     level = deals((5, 3), (2, 4))
     with translation.override("en"), pytest.raises(ResultError, match="tie-break deals"):

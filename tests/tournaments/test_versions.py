@@ -210,7 +210,7 @@ def _sheet_deals(version):
 
 @pytest.mark.django_db
 def test_a_correction_that_ends_the_match_earlier_replaces_the_records_deals_whole():
-    """Issue 30: the desk form starts from the record's deals; a correction that ends the match
+    """The desk form starts from the record's deals; a correction that ends the match
     sooner was refused ("already over after deal 3") until the organizer cleared the record's
     later rows by hand. The rows still as the record had them are left out; the new version's
     deals are the corrected sheet only."""

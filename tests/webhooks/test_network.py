@@ -1,4 +1,4 @@
-"""Issue 31, finding 4: IPv6 addresses that carry an internal IPv4 address are refused.
+"""IPv6 addresses that carry an internal IPv4 address are refused.
 
 Python calls ``::127.0.0.1``, ``64:ff9b::7f00:1`` (NAT64), ``2002:7f00:1::1`` (6to4) and
 ``::ffff:0:7f00:1`` (SIIT) global; a packet to them reaches 127.0.0.1 all the same, so the

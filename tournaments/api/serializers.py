@@ -69,7 +69,7 @@ class NewPlayerSerializer(serializers.Serializer):
         fed = attrs.get("federation_id") or ""
         # A federation id names one person (unique): it is used only for a player the caller
         # can see. Any other, unknown or a hidden player's, gets the same refusal, so that the
-        # answer tells nothing about players the caller cannot see (issue 31, finding 6); a
+        # answer tells nothing about players the caller cannot see; a
         # superuser sees every player, so an unknown id makes a new one.
         if "id" not in attrs and fed:
             visible = access.visible_players(user).filter(federation_id=fed).exists()

@@ -1,6 +1,7 @@
 """Card faces of our own, as small inline SVG, in a tournament's deck style.
 
-Deck styles only change names and pictures (rules.md): the capture value of a card is its rank.
+Deck styles only change names and pictures (``deck_style`` is display-only in scopa/variants.py):
+the capture value of a card is its rank.
 These faces are plain shapes and text drawn here, so no card artwork is taken from elsewhere.
 Pure Python: no Django import, so the builders can be tested and reused anywhere.
 """

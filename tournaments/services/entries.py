@@ -103,7 +103,7 @@ def _validate(tournament, rows: list[LineRow], user=None):
     )
     fids = {fid for row in rows for _name, fid in row.players if fid}
     known = dict(Player.objects.filter(federation_id__in=fids).values_list("federation_id", "name"))
-    # the name of a player the importer cannot see is not shown (issue 31: a hidden player's
+    # the name of a player the importer cannot see is not shown (a hidden player's
     # name for a guessed federation id); None (seed_demo, the shell) sees everyone
     hidden = set()
     if user is not None:

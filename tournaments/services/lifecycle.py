@@ -373,8 +373,8 @@ class Withdrawal:
 def withdraw_line(tournament, line, *, user=None) -> Withdrawal:
     """Withdraw a line: out of every draw still to come, its remaining matches forfeited.
 
-    Each forfeit goes through ``results.enter_result`` (VP as rules.md scores a forfeit); a
-    knock-out match whose opponent is not known yet is forfeited when it is
+    Each forfeit goes through ``results.enter_result`` (VP as ``algorithms/vp.py`` scores a
+    forfeit); a knock-out match whose opponent is not known yet is forfeited when it is
     (:func:`forfeit_withdrawn`).
     """
     with transaction.atomic():

@@ -386,11 +386,11 @@ def save_result(
 
     ``deals``: ``[{"points": [home, away], "breakdown": [{...}, {...}], "tiebreak": bool,
     "penalty": bool, "last_capture": 0|1}]``; ``penalty`` marks the interrupted deal of a timeout
-    or abandon (points after the penalty of rules.md); ``last_capture`` only for a level third
-    tie-break deal. ``time_expired`` ends a time-limited match with the side ahead. ``source``
-    defaults to the desk (a forfeit to ``forfeit``); ``reason_required`` refuses a correction
-    without a ``reason``. Refusals raise ``ResultError`` (a stale
-    ``based_on``: ``StaleResult``) and save nothing.
+    or abandon (points after the penalty of docs/match-record.md); ``last_capture`` only for a
+    level third tie-break deal. ``time_expired`` ends a time-limited match with the side ahead.
+    ``source`` defaults to the desk (a forfeit to ``forfeit``); ``reason_required`` refuses a
+    correction without a ``reason``. Refusals raise ``ResultError`` (a stale ``based_on``:
+    ``StaleResult``) and save nothing.
     """
     try:
         outcome = Outcome(outcome)

@@ -1,7 +1,8 @@
-"""Hand-made cases from an independent audit of the engine against rules.md and the seeds.
+"""The engine's answers on records whose right answer was worked out by hand, from the rules in
+docs/match-record.md and the seeds, not from the engine; and an independent referee
+(`reference.py`) that must agree with the engine on simulated and damaged records.
 
-Each record is built so that the hands and the table are known; the expected answers are worked
-out by hand from the rules, not from the engine.
+Each record is built so that the hands and the table are known.
 """
 
 import copy
