@@ -16,25 +16,21 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import IntegerField, OuterRef, Q, Subquery
 from django.forms.models import BaseInlineFormSet
-from django.http import HttpResponseRedirect
-from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from tournaments import access
 from tournaments.access import Action
 from tournaments.algorithms import vp as vp_algo
 from tournaments.change_sentences import labelled
-from tournaments.exceptions import LineImportError, TournamentError
+from tournaments.exceptions import TournamentError
 from tournaments.forms import (
     CloseStageForm,
     CreateGroupsForm,
-    LineImportForm,
-    PresetTournamentForm,
 )
 from tournaments.models import (
     ChangeLog,
@@ -57,12 +53,9 @@ from tournaments.models import (
 )
 from tournaments.services import (
     changelog,
-    entries,
-    presets,
     results,
     roles,
     schedule,
-    standings,
 )
 from tournaments.services import vp as vp_services
 
@@ -465,133 +458,6 @@ class TournamentAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin)
     def entry_count(self, obj):
         return obj.n_entries
 
-    def get_urls(self):
-        wrap = self.admin_site.admin_view
-        return [
-            path("from-preset/", wrap(self.from_preset_view), name="tournaments_from_preset"),
-            path(
-                "<int:pk>/import-lines/",
-                wrap(self.import_lines_view),
-                name="tournaments_import_lines",
-            ),
-            path("<int:pk>/standings/", wrap(self.standings_view), name="tournaments_standings"),
-            *super().get_urls(),
-        ]
-
-    def from_preset_view(self, request):
-        if not self.has_add_permission(request):
-            return HttpResponseRedirect(reverse("admin:tournaments_tournament_changelist"))
-        form = PresetTournamentForm(request.POST or None)
-        if request.method == "POST" and form.is_valid():
-            data = form.cleaned_data
-            try:
-                tournament = presets.create_tournament_from_preset(
-                    data["preset"],
-                    name=data["name"],
-                    slug=data["slug"] or None,
-                    start_date=data["start_date"],
-                    end_date=data["end_date"],
-                    venue=data["venue"],
-                    is_public=data["is_public"],
-                    stages=form.stages(),
-                    user=request.user,
-                )
-            except TournamentError as error:
-                messages.error(request, str(error))
-            else:
-                messages.success(
-                    request, _("Tournament “%(name)s” created.") % {"name": tournament.name}
-                )
-                return HttpResponseRedirect(
-                    reverse("admin:tournaments_tournament_change", args=[tournament.pk])
-                )
-        context = {
-            **self.admin_site.each_context(request),
-            "title": _("New tournament from a preset"),
-            "form": form,
-            "opts": self.model._meta,
-            "presets": presets.load_presets().values(),
-        }
-        return TemplateResponse(request, "admin/tournaments/tournament/from_preset.html", context)
-
-    def import_lines_view(self, request, pk):
-        tournament = get_object_or_404(self.get_queryset(request), pk=pk)
-        if not access.can_manage(request.user, tournament, Action.MANAGE_ENTRIES):
-            return HttpResponseRedirect(reverse("admin:tournaments_tournament_changelist"))
-        form = LineImportForm(request.POST or None, request.FILES or None)
-        errors = []
-        if request.method == "POST" and form.is_valid():
-            try:
-                lines = entries.import_lines_csv(
-                    tournament, request.FILES["file"], user=request.user
-                )
-            except LineImportError as error:
-                errors = error.errors
-                messages.error(
-                    request,
-                    str(error.message)
-                    if not errors
-                    else ngettext(
-                        "Nothing was imported: %(n)d problem found.",
-                        "Nothing was imported: %(n)d problems found.",
-                        len(errors),
-                    )
-                    % {"n": len(errors)},
-                )
-            else:
-                messages.success(
-                    request,
-                    ngettext("%(n)d line imported.", "%(n)d lines imported.", len(lines))
-                    % {"n": len(lines)},
-                )
-                return HttpResponseRedirect(
-                    reverse("admin:tournaments_tournament_change", args=[tournament.pk])
-                )
-        context = {
-            **self.admin_site.each_context(request),
-            "title": _("Import lines into “%(name)s”") % {"name": tournament.name},
-            "form": form,
-            "errors": errors,
-            "tournament": tournament,
-            "opts": self.model._meta,
-            "original": tournament,
-        }
-        return TemplateResponse(request, "admin/tournaments/tournament/import_lines.html", context)
-
-    def standings_view(self, request, pk):
-        tournament = get_object_or_404(self.get_queryset(request), pk=pk)
-        if not self.has_view_permission(request, tournament):
-            return HttpResponseRedirect(reverse("admin:tournaments_tournament_changelist"))
-        stages = []
-        for stage in tournament.stages.filter(kind=Stage.Kind.ROUND_ROBIN).order_by("order"):
-            stage.tournament = tournament
-            stages.append((stage, standings.stage_tables(stage)))
-        knockouts = []
-        for stage in tournament.stages.filter(kind=Stage.Kind.KNOCKOUT).order_by("order"):
-            rounds = []
-            for round_ in stage.rounds.order_by("number"):
-                rounds.append(
-                    (
-                        round_,
-                        list(
-                            round_.matches.select_related("home", "away", "winner").order_by(
-                                "is_third_place", "bracket_position"
-                            )
-                        ),
-                    )
-                )
-            knockouts.append((stage, rounds))
-        context = {
-            **self.admin_site.each_context(request),
-            "title": _("Standings of “%(name)s”") % {"name": tournament.name},
-            "tournament": tournament,
-            "stages": stages,
-            "knockouts": knockouts,
-            "opts": self.model._meta,
-            "original": tournament,
-        }
-        return TemplateResponse(request, "admin/tournaments/tournament/standings.html", context)
-
 
 @admin.register(Entry)
 class EntryAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin):
@@ -790,8 +656,9 @@ class GroupAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin):
 
     @admin.display(description=gettext_lazy("standings"))
     def standings_link(self, obj):
-        url = reverse("admin:tournaments_standings", args=[obj.stage.tournament_id])
-        return format_html('<a href="{}#group-{}">{}</a>', url, obj.pk, _("standings"))
+        """The group's standings as everyone sees them, on its public page."""
+        url = reverse("public:group", args=[obj.stage.tournament.slug, obj.pk])
+        return format_html('<a href="{}">{}</a>', url, _("standings"))
 
 
 @admin.register(Round)

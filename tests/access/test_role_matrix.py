@@ -30,7 +30,6 @@ ADMIN_POSTS = {
     "admin:tournaments_match_change",
     "admin:tournaments_stage_change",
     "admin:tournaments_tournament_change",
-    "admin:tournaments_import_lines",
     "admin:tournaments_match_delete",
     "admin:tournaments_tournament_delete",
 }

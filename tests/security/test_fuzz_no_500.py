@@ -114,7 +114,7 @@ def test_csv_line_import(cells):
 
 @FUZZ
 @given(name=VALUE, seed=VALUE, player=VALUE)
-def test_csv_line_import_through_the_admin(client, name, seed, player):
+def test_csv_line_import_on_the_desk(client, name, seed, player):
     admin = User.objects.filter(username="fuzz-admin").first() or User.objects.create_superuser(
         "fuzz-admin", password="x-pass-12345"
     )
@@ -122,7 +122,7 @@ def test_csv_line_import_through_the_admin(client, name, seed, player):
     tournament = factories.tournament(lines=0)
     body = f"line,player 1,seed\n{name},{player},{seed}\n".encode()
     upload = SimpleUploadedFile("lines.csv", body, content_type="text/csv")
-    url = reverse("admin:tournaments_import_lines", args=[tournament.pk])
+    url = reverse("desk:import-lines", args=[tournament.slug])
     _ok(client.post(url, {"file": upload}).status_code)
 
 

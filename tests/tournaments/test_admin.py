@@ -2,7 +2,6 @@
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from tests.tournaments.conftest import KO, RR, make_tournament
@@ -33,9 +32,6 @@ def test_pages_render(client, played_setup):
     for url in [
         reverse("admin:tournaments_tournament_changelist"),
         reverse("admin:tournaments_tournament_change", args=[tournament.pk]),
-        reverse("admin:tournaments_from_preset"),
-        reverse("admin:tournaments_import_lines", args=[tournament.pk]),
-        reverse("admin:tournaments_standings", args=[tournament.pk]),
         reverse("admin:tournaments_match_changelist"),
         reverse("admin:tournaments_match_change", args=[match.pk]),
         reverse("admin:tournaments_stage_changelist"),
@@ -49,28 +45,6 @@ def test_pages_render(client, played_setup):
 
 
 @pytest.mark.django_db
-def test_create_from_preset(client, organizer):
-    response = client.post(
-        reverse("admin:tournaments_from_preset"),
-        {
-            "preset": "valliadi-21-un-ora",
-            "name": "Valliadi 2026",
-            "start_date": "2026-06-01",
-            "is_public": "on",
-            "with_groups": "on",
-            "with_knockout": "on",
-            "third_place_match": "on",
-        },
-    )
-    assert response.status_code == 302
-    tournament = Tournament.objects.get(name="Valliadi 2026")
-    assert tournament.deck_style == "piemontesi" and tournament.time_limit_s == 3600
-    assert tournament.vp_table.slug == "points-21"
-    assert list(tournament.stages.values_list("kind", flat=True)) == ["round_robin", "knockout"]
-    assert organizer in tournament.organizers.all()
-
-
-@pytest.mark.django_db
 def test_generate_rounds_asks_before_regenerating(client, played_setup):
     _tournament, stage = played_setup
     url = reverse("admin:tournaments_stage_changelist")
@@ -81,19 +55,6 @@ def test_generate_rounds_asks_before_regenerating(client, played_setup):
     client.post(url, {**data, "apply": "1"})
     after = set(Match.objects.filter(round__stage=stage).values_list("pk", flat=True))
     assert before and after and not before & after
-
-
-@pytest.mark.django_db
-def test_csv_import_page_lists_row_errors(client, organizer):
-    tournament = make_tournament()
-    url = reverse("admin:tournaments_import_lines", args=[tournament.pk])
-    bad = SimpleUploadedFile("lines.csv", b"line,player 1\nA,Uno\n,Due\n", "text/csv")
-    response = client.post(url, {"file": bad})
-    assert response.status_code == 200
-    assert tournament.entries.count() == 0
-    good = SimpleUploadedFile("lines.csv", b"line,player 1\nA,Uno\nB,Due\n", "text/csv")
-    assert client.post(url, {"file": good}).status_code == 302
-    assert tournament.entries.count() == 2
 
 
 @pytest.mark.django_db
@@ -174,15 +135,6 @@ def test_the_lines_of_a_played_match_cannot_be_swapped_in_the_admin(client, play
     lines = {match.home_id, match.away_id}
     assert other.pk not in lines
     assert set(MatchResult.objects.filter(match=match).values_list("line_id", flat=True)) == lines
-
-
-@pytest.mark.django_db
-def test_admin_messages_count_one_in_the_singular(client, played_setup):
-    tournament, _stage = played_setup
-    url = reverse("admin:tournaments_import_lines", args=[tournament.pk])
-    bad = SimpleUploadedFile("lines.csv", b"line,player 1\n,Senza nome\n", "text/csv")
-    page = client.post(url, {"file": bad}, HTTP_ACCEPT_LANGUAGE="it").content.decode()
-    assert "trovato 1 problema." in page
 
 
 @pytest.mark.django_db
