@@ -12,7 +12,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import IntegerField, OuterRef, Q, Subquery
 from django.forms.models import BaseInlineFormSet
@@ -27,11 +27,6 @@ from tournaments import access
 from tournaments.access import Action
 from tournaments.algorithms import vp as vp_algo
 from tournaments.change_sentences import labelled
-from tournaments.exceptions import TournamentError
-from tournaments.forms import (
-    CloseStageForm,
-    CreateGroupsForm,
-)
 from tournaments.models import (
     ChangeLog,
     Entry,
@@ -55,7 +50,6 @@ from tournaments.services import (
     changelog,
     results,
     roles,
-    schedule,
 )
 from tournaments.services import vp as vp_services
 
@@ -495,7 +489,6 @@ class StageAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin):
     autocomplete_fields = ["tournament"]
     list_select_related = ["tournament"]
     inlines = [GroupInline]
-    actions = ["create_groups", "generate_rounds", "close_and_seed_next"]
 
     def _tournament_of(self, obj):
         return obj.tournament
@@ -517,122 +510,6 @@ class StageAdmin(TournamentScopedAdmin, LoggedAdminMixin, admin.ModelAdmin):
     @admin.display(description=gettext_lazy("matches"), ordering="n_matches")
     def match_count(self, obj):
         return obj.n_matches
-
-    def _single(self, request, queryset):
-        if queryset.count() != 1:
-            self.message_user(request, _("Select exactly one stage."), messages.ERROR)
-            return None
-        stage = queryset.select_related("tournament").first()
-        if not access.can_manage(request.user, stage.tournament, Action.RUN_STAGES):
-            self.message_user(
-                request, _("You may not run the stages of this tournament."), messages.ERROR
-            )
-            return None
-        return stage
-
-    @admin.action(description=gettext_lazy("Create the groups (snake by seed)"))
-    def create_groups(self, request, queryset):
-        stage = self._single(request, queryset)
-        if stage is None:
-            return None
-        form = CreateGroupsForm(request.POST if "apply" in request.POST else None)
-        if "apply" in request.POST and form.is_valid():
-            try:
-                schedule.create_groups(
-                    stage, form.cleaned_data["n_groups"], user=request.user, replace=True
-                )
-            except TournamentError as error:
-                self.message_user(request, str(error), messages.ERROR)
-            else:
-                self.message_user(request, _("Groups created."), messages.SUCCESS)
-            return None
-        existing = Match.objects.filter(round__stage=stage).exists() or stage.groups.exists()
-        message = (
-            _("This stage already has groups or rounds: they will be deleted with their results.")
-            if existing
-            else _("The tournament's lines will be spread over the groups in snake order by seed.")
-        )
-        return confirm_page(
-            self,
-            request,
-            queryset,
-            action="create_groups",
-            title=_("Create groups"),
-            message=message,
-            form=form,
-        )
-
-    @admin.action(
-        description=gettext_lazy("Generate the rounds (Berger tables, or a bracket by seed)")
-    )
-    def generate_rounds(self, request, queryset):
-        stage = self._single(request, queryset)
-        if stage is None:
-            return None
-        existing = Match.objects.filter(round__stage=stage).exists()
-        if "apply" in request.POST or not existing:
-            try:
-                if stage.kind == Stage.Kind.KNOCKOUT:
-                    # a bracket straight from the entries' seeds (manual seeding)
-                    schedule.generate_knockout(
-                        stage,
-                        schedule.seeded_lines(stage.tournament),
-                        user=request.user,
-                        replace=existing,
-                    )
-                else:
-                    schedule.generate_round_robin(stage, user=request.user, replace=existing)
-            except TournamentError as error:
-                self.message_user(request, str(error), messages.ERROR)
-            else:
-                self.message_user(request, _("Rounds generated."), messages.SUCCESS)
-            return None
-        return confirm_page(
-            self,
-            request,
-            queryset,
-            action="generate_rounds",
-            title=_("Regenerate the rounds"),
-            message=_(
-                "This stage already has rounds. Regenerating deletes every match of the stage "
-                "and its results. This cannot be undone."
-            ),
-        )
-
-    @admin.action(description=gettext_lazy("Close the stage and seed the next"))
-    def close_and_seed_next(self, request, queryset):
-        stage = self._single(request, queryset)
-        if stage is None:
-            return None
-        form = CloseStageForm(request.POST if "apply" in request.POST else None)
-        if "apply" in request.POST and form.is_valid():
-            try:
-                next_stage = schedule.close_stage(
-                    stage, user=request.user, per_group=form.cleaned_data["per_group"]
-                )
-            except TournamentError as error:
-                self.message_user(request, str(error), messages.ERROR)
-            else:
-                self.message_user(
-                    request,
-                    _("Stage closed; “%(next)s” seeded.") % {"next": next_stage.name}
-                    if next_stage
-                    else _("Stage closed."),
-                    messages.SUCCESS,
-                )
-            return None
-        return confirm_page(
-            self,
-            request,
-            queryset,
-            action="close_and_seed_next",
-            title=_("Close the stage"),
-            message=_(
-                "The stage will be closed and the next knock-out stage seeded from its "
-                "standings (top K of each group, crossed). This cannot be undone."
-            ),
-            form=form,
-        )
 
 
 class GroupMemberInline(admin.TabularInline):

@@ -27,6 +27,7 @@ from tournaments.models import (
     LineMember,
     Match,
     MatchResult,
+    Outcome,
     ResultVersion,
     Round,
     Stage,
@@ -437,6 +438,13 @@ def desk_stages(tournament):
                 distinct=True,
             ),
             n_rounds=Count("rounds", distinct=True),
+            # results entered (a bye is part of the draw): a stage without any may be drawn again
+            n_played=Count(
+                "rounds__matches",
+                filter=Q(rounds__matches__status=Match.Status.DONE)
+                & ~Q(rounds__matches__outcome=Outcome.BYE),
+                distinct=True,
+            ),
         )
     )
 

@@ -130,16 +130,21 @@ def generate_stage(request, slug, stage_id):
 
     tournament = desk_tournament(request, slug, Action.RUN_STAGES)
     stage = sel.get_stage(tournament, stage_id)
+    # Regenerating deletes the stage's matches and their results: the organizer confirms it (the
+    # scheduler refuses a stage whose matches have submitted records).
+    replace = request.POST.get("replace") == "1"
     try:
         if stage.kind == Stage.Kind.KNOCKOUT:
             # a bracket straight from the entries' seeds (a stage after groups is seeded by
             # closing the groups instead)
-            schedule.generate_knockout(stage, schedule.seeded_lines(tournament), user=request.user)
-        elif not stage.groups.exists():
+            schedule.generate_knockout(
+                stage, schedule.seeded_lines(tournament), user=request.user, replace=replace
+            )
+        elif replace or not stage.groups.exists():
             n_groups = _positive_int(request.POST.get("groups"), default=1)
-            schedule.create_groups(stage, n_groups, user=request.user)
+            schedule.create_groups(stage, n_groups, user=request.user, replace=replace)
         if stage.kind == Stage.Kind.ROUND_ROBIN:
-            schedule.generate_round_robin(stage, user=request.user)
+            schedule.generate_round_robin(stage, user=request.user, replace=replace)
     except TournamentError as error:
         messages.error(request, str(error))
     else:

@@ -401,3 +401,24 @@ def test_deleting_a_result_on_the_desk_needs_a_reason_and_is_logged(client, orga
     assert match.status == Match.Status.SCHEDULED
     assert not MatchResult.objects.filter(match=match).exists()
     assert ChangeLog.objects.filter(match=match, action="result.deleted", user=organizer).exists()
+
+
+def test_a_stage_without_results_is_drawn_again_only_when_confirmed(client, organizer, tournament):
+    """Drawing a stage again deletes its matches: the desk offers it while no result is in, and
+    the scheduler refuses it unless the organizer confirms (``replace``)."""
+    client.force_login(organizer)
+    stage = Stage.objects.create(
+        tournament=tournament, order=3, name="Extra", kind=Stage.Kind.ROUND_ROBIN
+    )
+    url = reverse("desk:generate", args=[tournament.slug, stage.pk])
+    client.post(url, {"groups": "1"})
+    before = set(Match.objects.filter(round__stage=stage).values_list("pk", flat=True))
+    desk = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    assert 'name="replace"' in desk
+    refused = client.post(url, {"groups": "2"}, follow=True).content.decode()
+    assert "msg-error" in refused
+    assert set(Match.objects.filter(round__stage=stage).values_list("pk", flat=True)) == before
+    client.post(url, {"groups": "2", "replace": "1", "confirm": "1"})
+    after = set(Match.objects.filter(round__stage=stage).values_list("pk", flat=True))
+    assert stage.groups.count() == 2 and after and not before & after
+    assert ChangeLog.objects.filter(action="groups.created", user=organizer).exists()

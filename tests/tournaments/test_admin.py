@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from tests.tournaments.conftest import KO, RR, make_tournament
-from tournaments.models import ChangeLog, Match, Outcome, Stage, Tournament
+from tournaments.models import Match, Outcome, Stage, Tournament
 from tournaments.services import schedule
 
 
@@ -42,50 +42,6 @@ def test_pages_render(client, played_setup):
     ]:
         response = client.get(url)
         assert response.status_code == 200, url
-
-
-@pytest.mark.django_db
-def test_generate_rounds_asks_before_regenerating(client, played_setup):
-    _tournament, stage = played_setup
-    url = reverse("admin:tournaments_stage_changelist")
-    data = {"action": "generate_rounds", "_selected_action": [stage.pk]}
-    response = client.post(url, data)
-    assert response.status_code == 200 and b'name="apply"' in response.content
-    before = set(Match.objects.filter(round__stage=stage).values_list("pk", flat=True))
-    client.post(url, {**data, "apply": "1"})
-    after = set(Match.objects.filter(round__stage=stage).values_list("pk", flat=True))
-    assert before and after and not before & after
-
-
-@pytest.mark.django_db
-def test_create_groups_and_close_stage_actions(client, organizer):
-    tournament = make_tournament(n_lines=4, stages=[RR, KO])
-    stage = tournament.stages.get(order=1)
-    url = reverse("admin:tournaments_stage_changelist")
-    client.post(url, {"action": "create_groups", "_selected_action": [stage.pk], "apply": "1",
-                      "n_groups": "2"})  # fmt: skip
-    assert stage.groups.count() == 2
-    client.post(url, {"action": "generate_rounds", "_selected_action": [stage.pk]})
-    from tournaments.services import results
-
-    for m in Match.objects.filter(round__stage=stage).exclude(outcome=Outcome.BYE):
-        results.enter_result(m, [{"points": [11, 0], "breakdown": [{"scope": 11}, {}]}])
-    client.post(url, {"action": "close_and_seed_next", "_selected_action": [stage.pk],
-                      "apply": "1", "per_group": "2"})  # fmt: skip
-    stage.refresh_from_db()
-    assert stage.status == Stage.Status.CLOSED
-    assert Match.objects.filter(round__stage__order=2).exists()
-
-
-@pytest.mark.django_db
-def test_generate_bracket_from_entry_seeds(client, organizer):
-    tournament = make_tournament(n_lines=5, stages=[KO])
-    stage = tournament.stages.get()
-    url = reverse("admin:tournaments_stage_changelist")
-    client.post(url, {"action": "generate_rounds", "_selected_action": [stage.pk]})
-    first = Match.objects.filter(round__stage=stage, round__number=1)
-    assert first.count() == 4 and first.filter(outcome=Outcome.BYE).count() == 3
-    assert ChangeLog.objects.filter(action="bracket.generated", user=organizer).exists()
 
 
 @pytest.mark.django_db
