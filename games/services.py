@@ -47,6 +47,7 @@ from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+import scopa
 from games.exceptions import (
     MalformedDocument,
     MatchNotReady,
@@ -323,18 +324,11 @@ def record_body(document: dict) -> dict:
     return document
 
 
-def _engine():
-    import scopa as engine
-
-    return engine
-
-
 def parse(document: dict):
     """The engine's parsed record, or UnreadableRecord naming the field."""
-    engine = _engine()
     try:
-        return engine.parse_record(record_body(document))
-    except engine.RecordError as exc:
+        return scopa.parse_record(record_body(document))
+    except scopa.RecordError as exc:
         lang = (getattr(settings, "LANGUAGE_CODE", "it") or "it")[:2]
         try:
             from django.utils.translation import get_language
@@ -358,9 +352,7 @@ def parse(document: dict):
 
 def effective_options(variant: str, options: dict | None) -> dict:
     """The options that act on ``variant``, defaults filled in, for comparing two rule sets."""
-    from scopa.record import DEFAULT_OPTIONS
-
-    merged = {**DEFAULT_OPTIONS.get(variant, {}), **(options or {})}
+    merged = {**scopa.DEFAULT_OPTIONS.get(variant, {}), **(options or {})}
     return {
         name: value
         for name, value in merged.items()
@@ -766,17 +758,16 @@ def compute_verdict(document: dict | str) -> dict:
 
     ``document``: the stored document, or the record's JSON text (:func:`record_text`), which
     the engine reads straight into its own types."""
-    engine = _engine()
     body = document if isinstance(document, str) else record_body(document)
     lang = (getattr(settings, "LANGUAGE_CODE", "it") or "it")[:2]
-    verdict = engine.verify_document(body, lang=lang)
+    verdict = scopa.verify_document(body, lang=lang)
     errors = verdict.get("errors") or []
     if errors and all("messages" in e for e in errors):
         verdict["errors_en"] = [
             {**e, "message": e["messages"].get("en", e["message"])} for e in errors
         ]
     elif errors and lang != "en":
-        other = engine.verify_document(body, lang="en")
+        other = scopa.verify_document(body, lang="en")
         verdict["errors_en"] = other.get("errors", [])
     verdict["lang"] = lang
     return verdict
