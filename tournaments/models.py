@@ -680,7 +680,7 @@ class BoardSet(models.Model):
     stage = models.OneToOneField(
         Stage, on_delete=models.CASCADE, related_name="board_set", verbose_name=_("stage")
     )
-    seed = models.CharField(_("seed"), max_length=64)
+    seed = models.CharField(_("board seed"), max_length=64)
     movement = models.CharField(
         _("movement"), max_length=10, choices=Movement.choices, default=Movement.MITCHELL
     )

@@ -243,6 +243,11 @@ EXPECTED = {
     ("line-detail", "POST", "B"): "401 405 405 405 405 405 405 405 405 405",
     ("line-list", "GET", "-"): "200 200 200 200 200 200 200 200 200 200",
     ("line-list", "POST", "-"): "401 405 405 405 405 405 405 405 405 405",
+    # a duplicate table's boards: to who may submit its record (the world's matches play none: 404)
+    ("match-boards", "GET", "A"): "401 403 404 404 404 404 403 403 403 404",
+    ("match-boards", "GET", "B"): "401 404 404 404 404 404 404 404 404 404",
+    ("match-boards", "POST", "A"): "401 405 405 405 405 405 405 405 405 405",
+    ("match-boards", "POST", "B"): "401 405 405 405 405 405 405 405 405 405",
     ("match-detail", "GET", "A"): "200 200 200 200 200 200 200 200 200 200",
     ("match-detail", "GET", "B"): "404 404 404 404 404 404 404 200 404 200",
     ("match-detail", "POST", "A"): "401 405 405 405 405 405 405 405 405 405",

@@ -21,7 +21,7 @@ class Migration(migrations.Migration):
             name='BoardSet',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seed', models.CharField(max_length=64, verbose_name='seed')),
+                ('seed', models.CharField(max_length=64, verbose_name='board seed')),
                 ('movement', models.CharField(choices=[('mitchell', 'Mitchell (boards move down, East-West lines up)'), ('howell', 'Howell (every line meets every other)')], default='mitchell', max_length=10, verbose_name='movement')),
                 ('scoring', models.CharField(choices=[('matchpoints', 'Matchpoints (percentage)'), ('difference', 'Difference from the average, in VP')], default='matchpoints', max_length=12, verbose_name='scoring')),
                 ('boards_per_round', models.PositiveSmallIntegerField(validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(36)], verbose_name='boards per round')),

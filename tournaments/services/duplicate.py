@@ -220,9 +220,9 @@ def open_boards(board_set: BoardSet) -> set[int]:
     """The boards whose cards may be shown: every table that holds them has a result in force."""
     holders = _holders(board_set)
     done = set(
-        Match.objects.filter(
-            round__stage=board_set.stage, status=Match.Status.DONE
-        ).values_list("pk", flat=True)
+        Match.objects.filter(round__stage=board_set.stage, status=Match.Status.DONE).values_list(
+            "pk", flat=True
+        )
     )
     return {board for board, ids in holders.items() if all(i in done for i in ids)}
 
