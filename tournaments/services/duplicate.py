@@ -216,6 +216,11 @@ def _holders(board_set: BoardSet) -> dict[int, list[int]]:
     return holders
 
 
+def tables_holding(board_set: BoardSet) -> dict[int, int]:
+    """Board number → how many tables hold it (the decks a venue prepares)."""
+    return {board: len(ids) for board, ids in _holders(board_set).items()}
+
+
 def open_boards(board_set: BoardSet) -> set[int]:
     """The boards whose cards may be shown: every table that holds them has a result in force."""
     holders = _holders(board_set)

@@ -1,0 +1,43 @@
+"""The desk's printed board sheets of a duplicate stage: the organizer's only, each page the
+text the engine reads back into the same board, with its QR code."""
+
+import re
+from html import unescape
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+import scopa
+from tests.tournaments.conftest import make_tournament
+from tournaments.models import Role, Stage, TournamentRole
+from tournaments.services import duplicate
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_organizer_prints_sheets_that_rebuild_the_boards_and_a_scorer_may_not(client):
+    tournament = make_tournament(
+        "scopa-tre-smazzate",
+        n_lines=6,
+        stages=[{"name": "Duplicato", "kind": Stage.Kind.DUPLICATE}],
+        end_value=2,
+    )
+    stage = tournament.stages.get()
+    board_set = duplicate.draw_duplicate(stage, seed="club")
+    url = reverse("desk:boards", args=[tournament.slug, stage.pk])
+    organizer = User.objects.create_user("org", password="x-pass-12345")
+    tournament.organizers.add(organizer)
+    scorer = User.objects.create_user("scorer", password="x-pass-12345")
+    TournamentRole.objects.create(tournament=tournament, user=scorer, role=Role.SCORER)
+    client.login(username="scorer", password="x-pass-12345")
+    assert client.get(url).status_code == 403
+    client.login(username="org", password="x-pass-12345")
+    page = client.get(url).content.decode()
+    sheets = re.findall(r'<pre class="board-text">(.*?)</pre>', page, re.S)
+    boards = duplicate.boards_of(board_set)
+    assert [scopa.board_from_sheet(unescape(text)) for text in sheets] == list(boards)
+    assert page.count("<svg") == len(boards) == 6
+    assert "held by 3 tables" in page or "giocata a 3 tavoli" in page
+    other = tournament.stages.create(order=2, name="Gironi", kind=Stage.Kind.ROUND_ROBIN)
+    assert client.get(reverse("desk:boards", args=[tournament.slug, other.pk])).status_code == 404
