@@ -136,3 +136,42 @@ def test_a_record_on_its_boards_fits_and_one_on_other_cards_is_refused():
     assert refused.value.code == "wrong_board"
     assert refused.value.field == "deals[0]"
     assert "smazzata preparata n. 3" in str(refused.value.message)
+
+
+def test_the_export_keeps_the_secrets_and_the_import_rebuilds_the_board_set():
+    import json
+
+    from tournaments.services import export
+    from tournaments.services.importer import TournamentImportError, import_document
+
+    tournament = _tournament(6)
+    stage = tournament.stages.get()
+    board_set = duplicate.draw_duplicate(stage, seed="s")
+    matches = list(Match.objects.filter(round__stage=stage).select_related("round"))
+    for match in matches[:-1]:
+        _play(match, board_set)
+    doc = json.loads(json.dumps(export.build_document(tournament)))
+    exported = doc["stages"][0]["duplicate"]
+    assert exported["seed"] is None
+    secret = set(duplicate.board_numbers_of_match(matches[-1]))
+    assert {row["number"] for row in exported["boards"] if "deck" not in row} == secret
+    with pytest.raises(TournamentImportError, match="segrete|secret"):
+        import_document(doc, slug="copia-segreta")
+    _play(matches[-1], board_set)
+    stage.status = Stage.Status.CLOSED
+    stage.save()
+    doc = json.loads(json.dumps(export.build_document(tournament)))
+    assert doc["stages"][0]["duplicate"]["seed"] == "s"
+    copy = import_document(doc, slug="copia")
+    again = BoardSet.objects.get(stage__tournament=copy)
+    assert duplicate.boards_of(again) == duplicate.boards_of(board_set)
+    assert (again.movement, again.scoring, again.boards_per_round) == ("mitchell", "matchpoints", 2)
+    assert len(again.start_order) == 6
+    got = scoring.totals(duplicate.scores(again))
+    want = scoring.totals(duplicate.scores(board_set))
+    assert sorted(t.score for t in got.values()) == sorted(t.score for t in want.values())
+    doc["stages"][0]["duplicate"]["boards"][0]["deck"][0:2] = doc["stages"][0]["duplicate"][
+        "boards"
+    ][0]["deck"][1::-1]
+    with pytest.raises(TournamentImportError, match="seme|seed"):
+        import_document(doc, slug="copia-falsa")

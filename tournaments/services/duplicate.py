@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -257,3 +258,76 @@ def traveller(board_set: BoardSet, number: int) -> list[duplicate.BoardResult[in
     if not board_is_open(board_set, number):
         return None
     return [r for r in board_results(board_set) if r.board == number]
+
+
+def export_doc(board_set: BoardSet, line_ref: Callable[[int], str | None]) -> dict[str, Any]:
+    """The stage's board set in the federation export, secrecy kept: the cards of a board only
+    once every table holding it has played it, the seed only once the stage is closed."""
+    shown = open_boards(board_set)
+    return {
+        "movement": board_set.movement,
+        "scoring": board_set.scoring,
+        "boards_per_round": board_set.boards_per_round,
+        "start_order": [line_ref(int(line_id)) for line_id in board_set.start_order],
+        "seed": board_set.seed if seed_is_open(board_set) else None,
+        "boards": [
+            data if data["number"] in shown else {"number": data["number"]}
+            for data in board_set.boards
+        ],
+    }
+
+
+class BoardSetImportError(ValueError):
+    """An exported board set that cannot be stored again (the importer names the file)."""
+
+
+def import_board_set(
+    stage: Stage, data: Mapping[str, Any], line_id: Callable[[str], int | None]
+) -> BoardSet:
+    """Store the board set of an exported duplicate stage again: drawn from its seed when the
+    export shows it (every board it shows must be the one the seed draws), else taken from its
+    boards, which must then all be shown."""
+    tournament = stage.tournament
+    try:
+        order = [line_id(ref) for ref in data["start_order"]]
+        shown = [row for row in data["boards"] if "deck" in row]
+        count = len(data["boards"])
+        seed = data.get("seed")
+        if seed is not None:
+            boards = scopa.board_set(
+                str(seed),
+                count,
+                variant=tournament.variant,
+                seat_count=tournament.seats,
+                options=tournament.options,
+            )
+            if any(Board.from_dict(row) != boards[int(row["number"]) - 1] for row in shown):
+                raise BoardSetImportError(_("The boards do not come from the exported seed."))
+        elif len(shown) == count:
+            boards = tuple(Board.from_dict(row) for row in shown)
+        else:
+            raise BoardSetImportError(
+                _(
+                    "Some boards of “%(stage)s” are still secret in this file: export it again "
+                    "once the stage is closed."
+                )
+                % {"stage": stage.name}
+            )
+        board_set = BoardSet(
+            stage=stage,
+            seed=str(seed or ""),
+            movement=data["movement"],
+            scoring=data["scoring"],
+            boards_per_round=int(data["boards_per_round"]),
+            boards=[board.as_dict() for board in boards],
+            start_order=order,
+        )
+        board_set.full_clean(exclude=["stage"])
+    except (KeyError, TypeError, ValueError, scopa.BoardError, ValidationError) as exc:
+        if isinstance(exc, BoardSetImportError):
+            raise
+        raise BoardSetImportError(
+            _("The boards of “%(stage)s” cannot be read.") % {"stage": stage.name}
+        ) from exc
+    board_set.save()
+    return board_set
