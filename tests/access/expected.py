@@ -199,6 +199,11 @@ EXPECTED = {
     ("desk:match", "GET", "B"): "302 404 404 404 404 404 404 200 404 200",
     ("desk:match", "POST", "A"): "302 403 403 428 428 403 403 403 403 428",
     ("desk:match", "POST", "B"): "302 404 404 404 404 404 404 428 404 428",
+    # a duplicate stage's board sheets: who runs the stages (the world's stages have no boards: 404)
+    ("desk:boards", "GET", "A"): "302 403 403 404 403 403 403 403 403 404",
+    ("desk:boards", "GET", "B"): "302 404 404 404 404 404 404 404 404 404",
+    ("desk:boards", "POST", "A"): "302 403 403 404 403 403 403 403 403 404",
+    ("desk:boards", "POST", "B"): "302 404 404 404 404 404 404 404 404 404",
     ("desk:print", "GET", "A"): "302 403 403 200 200 200 403 403 403 200",
     ("desk:print", "GET", "B"): "302 404 404 404 404 404 404 200 404 200",
     ("desk:print", "POST", "A"): "302 403 403 200 200 200 403 403 403 200",

@@ -41,3 +41,26 @@ def test_the_organizer_prints_sheets_that_rebuild_the_boards_and_a_scorer_may_no
     assert "held by 3 tables" in page or "giocata a 3 tavoli" in page
     other = tournament.stages.create(order=2, name="Gironi", kind=Stage.Kind.ROUND_ROBIN)
     assert client.get(reverse("desk:boards", args=[tournament.slug, other.pk])).status_code == 404
+
+
+def test_the_desk_draws_a_duplicate_stage_and_refuses_an_unknown_movement(client):
+    tournament = make_tournament(
+        "scopa-tre-smazzate",
+        n_lines=6,
+        stages=[{"name": "Duplicato", "kind": Stage.Kind.DUPLICATE}],
+        end_value=2,
+    )
+    stage = tournament.stages.get()
+    organizer = User.objects.create_user("org", password="x-pass-12345")
+    tournament.organizers.add(organizer)
+    client.login(username="org", password="x-pass-12345")
+    desk = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    assert 'name="movement"' in desk
+    url = reverse("desk:generate", args=[tournament.slug, stage.pk])
+    client.post(url, {"movement": "relay", "scoring": "matchpoints"})
+    assert not duplicate.BoardSet.objects.filter(stage=stage).exists()
+    client.post(url, {"movement": "howell", "scoring": "difference"})
+    board_set = duplicate.BoardSet.objects.get(stage=stage)
+    assert (board_set.movement, board_set.scoring) == ("howell", "difference")
+    desk = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    assert reverse("desk:boards", args=[tournament.slug, stage.pk]) in desk

@@ -155,7 +155,7 @@ def test_the_export_keeps_the_secrets_and_the_import_rebuilds_the_board_set():
     assert exported["seed"] is None
     secret = set(duplicate.board_numbers_of_match(matches[-1]))
     assert {row["number"] for row in exported["boards"] if "deck" not in row} == secret
-    with pytest.raises(TournamentImportError, match="segrete|secret"):
+    with pytest.raises(TournamentImportError, match=r"segrete|secret"):
         import_document(doc, slug="copia-segreta")
     _play(matches[-1], board_set)
     stage.status = Stage.Status.CLOSED
@@ -173,5 +173,5 @@ def test_the_export_keeps_the_secrets_and_the_import_rebuilds_the_board_set():
     doc["stages"][0]["duplicate"]["boards"][0]["deck"][0:2] = doc["stages"][0]["duplicate"][
         "boards"
     ][0]["deck"][1::-1]
-    with pytest.raises(TournamentImportError, match="seme|seed"):
+    with pytest.raises(TournamentImportError, match=r"seme|seed"):
         import_document(doc, slug="copia-falsa")

@@ -44,6 +44,7 @@ from tournaments.services.results.stored import deals_in_force
 logger = logging.getLogger(__name__)
 
 MIN_LINES = 3
+MAX_BOARDS_PER_ROUND = 36  # BoardSet.boards_per_round's bound
 
 
 def _movement(
@@ -70,6 +71,8 @@ def draw_duplicate(
     deals, so the tournament's matches must end by deals."""
     if stage.kind != Stage.Kind.DUPLICATE:
         raise ScheduleError(_("Boards belong to a duplicate stage."))
+    if movement not in BoardSet.Movement.values or scoring not in BoardSet.Scoring.values:
+        raise ScheduleError(_("Choose a movement and a way of scoring from the list."))
     tournament = stage.tournament
     if tournament.end_rule != EndRule.DEALS:
         raise ScheduleError(
@@ -87,6 +90,8 @@ def draw_duplicate(
     BoardSet.objects.filter(stage=stage).delete()
     stage.groups.all().delete()
     per_round = tournament.end_value
+    if not 1 <= per_round <= MAX_BOARDS_PER_ROUND:
+        raise ScheduleError(_("A round plays 1 to %(n)d boards.") % {"n": MAX_BOARDS_PER_ROUND})
     board_set = BoardSet(
         stage=stage,
         seed=seed if seed is not None else secrets.token_hex(8),
