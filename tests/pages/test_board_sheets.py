@@ -64,3 +64,23 @@ def test_the_desk_draws_a_duplicate_stage_and_refuses_an_unknown_movement(client
     assert (board_set.movement, board_set.scoring) == ("howell", "difference")
     desk = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
     assert reverse("desk:boards", args=[tournament.slug, stage.pk]) in desk
+
+
+def test_the_public_pages_of_a_duplicate_stage_show_no_seed(client):
+    tournament = make_tournament(
+        "scopa-tre-smazzate",
+        n_lines=6,
+        stages=[{"name": "Duplicato", "kind": Stage.Kind.DUPLICATE}],
+        end_value=2,
+    )
+    stage = tournament.stages.get()
+    duplicate.draw_duplicate(stage, seed="seme-segreto-xyz")
+    round_ = stage.rounds.get(number=1)
+    for url in (
+        reverse("public:tournament", args=[tournament.slug]),
+        reverse("public:stage", args=[tournament.slug, stage.pk]),
+        reverse("public:round", args=[tournament.slug, round_.pk]),
+    ):
+        page = client.get(url)
+        assert page.status_code == 200, url
+        assert "seme-segreto-xyz" not in page.content.decode()
