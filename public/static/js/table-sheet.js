@@ -218,6 +218,7 @@
       refreshCard(card);
     }
     localTotals();
+    roomForNext();
     save();
     window.clearTimeout(timer);
     timer = window.setTimeout(check, 350);
@@ -248,8 +249,16 @@
     offlineBox.textContent = on ? root.dataset.tOffline : "";
     if (on) {
       sentence.textContent = root.dataset.tLocal;
+      roomForNext();
     }
     lockInputs();
+  }
+
+  function roomForNext() {
+    // offline nobody says what the next deal must be: a blank one, the player goes on typing
+    if (!online && !locked() && filledDeals().length === state.deals.length) {
+      addDeal(false);
+    }
   }
 
   function showError(message) {
