@@ -96,6 +96,9 @@ class PrivateLink(models.Model):
     # Not stored: the logged-in user acting through this link in the current request (the phone
     # pages set it), so what they do is recorded as theirs (``reports.acting_user``).
     acted_by = None
+    # Not stored: what the phone pages put in their addresses in place of the token
+    # (scoresheets/keychain.py), set by the page that resolved the link.
+    path_key: str | None = None
     _token: str | None = None
 
     def __str__(self):

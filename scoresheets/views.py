@@ -27,7 +27,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.throttling import SimpleRateThrottle
 
-from scoresheets import selectors
+from scoresheets import keychain, selectors
 from scoresheets.models import TableReport
 from scoresheets.selectors import SheetStep
 from scoresheets.services import offline, reports
@@ -103,6 +103,10 @@ def _refusal(message, status, *, json_answer):
 def _throttled(view, *, json_answer=False):
     @wraps(view)
     def wrapped(request, token, *args, **kwargs):
+        key = token
+        token = keychain.token_for(request, key)
+        if not token:
+            return _refusal(_no_key_sentence(), 403, json_answer=json_answer)
         misses = _MissThrottle()
         if misses.over(request):
             return _too_many(misses.wait(), json_answer=json_answer)
@@ -112,12 +116,23 @@ def _throttled(view, *, json_answer=False):
         if not throttle.allow_request(request, _Token(token)):  # type: ignore[arg-type]
             return _too_many(throttle.wait(), json_answer=json_answer)
         try:
-            return view(request, token, *args, **kwargs)
+            response = view(request, token, *args, **kwargs)
         except _NoSuchLink:
             misses.miss(request)
             raise Http404("No such link") from None
+        link = getattr(request, "table_link", None)
+        if link is not None and key == token:  # opened with the token: trade it for the cookie
+            keychain.remember(request, response, link.pk, token)
+        return response
 
     return wrapped
+
+
+def _no_key_sentence():
+    return _(
+        "This phone does not hold this card's link (the browser's data was cleared, or another "
+        "browser): scan the card's QR code again."
+    )
 
 
 class _Token:
@@ -172,6 +187,10 @@ def _with_link(view=None, *, json_answer=False):
         user = getattr(request, "user", None)
         link.acted_by = user if user is not None and user.is_authenticated else None
         offline.touch(link)
+        link.path_key = keychain.path_key(link.pk)
+        request.table_link = link
+        # the address without the token, which the page puts in the address bar
+        request.table_path = request.path.replace(f"/{token}/", f"/{link.path_key}/", 1)
         return view(request, link, *args, **kwargs)
 
     return _throttled(wrapped, json_answer=json_answer)
@@ -276,7 +295,7 @@ def line_page(request, link):
                 "match": match,
                 "opponent": opponent,
                 "state": selectors.sheet_state(match, side),
-                "url": reverse("table:sheet", args=[link.token, match.pk]),
+                "url": reverse("table:sheet", args=[link.path_key, match.pk]),
             }
         )
     return render(
@@ -310,7 +329,7 @@ def sheet_page(request, link, match_id):
                 messages.success(request, _("Your objection went to the referee."))
             else:
                 raise ResultError(_("Unknown action."))
-            return redirect("table:sheet", token=link.token, match_id=match.pk)
+            return redirect("table:sheet", token=link.path_key, match_id=match.pk)
         except ResultError as refusal:
             error, status = str(refusal), 400
         match.refresh_from_db()
@@ -361,7 +380,7 @@ def sheet_page(request, link, match_id):
         "based_on": current.number if current else "",
         "storage_key": f"scopa-table:{match.pk}:{side}",
         "knockout": match.round.stage.kind == Stage.Kind.KNOCKOUT,
-        "line_url": reverse("table:line", args=[link.token]),
+        "line_url": reverse("table:line", args=[link.path_key]),
         "signed_here": offline.disputable(link, match),
     }
     return render(request, "scoresheets/sheet.html", context, status=status)
@@ -437,7 +456,7 @@ def check_sheet(request, link, match_id):
 def submit_sheet(request, link, match_id):
     """Submit this side's sheet (JSON); the same ``client_key`` again stores nothing."""
     match = _match(link, match_id)
-    url = reverse("table:sheet", args=[link.token, match.pk])
+    url = reverse("table:sheet", args=[link.path_key, match.pk])
     try:
         data = _json_body(request)
         submitted = reports.submit(
@@ -676,7 +695,7 @@ def service_worker(request):
 @_with_link
 def manifest(request, link):
     """The web app manifest of one link: installed from the home screen, it opens this link."""
-    start = reverse("table:line", args=[link.token])
+    start = reverse("table:line", args=[link.path_key])
     name = f"{link.line.name} · {link.tournament.name}"
     response = render(
         request,

@@ -126,14 +126,15 @@ def test_a_sheet_typed_offline_survives_reload_and_restart_and_arrives_once(
     assert _deals_on_the_server(match) == 1  # nothing typed offline reached the server
     assert page.input_value("input[name=d3-0-scope]") == "2"
     _totals(page, 21, 7)
+    assert card.token not in page.url  # the address bar no longer shows the card's token
     page.click("#submit-sheet")
     page.wait_for_selector("#outbox-status[data-status=queued]")
     save_screenshot(page, "at-the-table-queued")
     phone.close()  # the browser is closed with the sheet still on the phone
     assert not TableReport.objects.filter(match=match).exclude(state="draft").exists()
 
-    page = phone.open()  # opened again, still without a network
-    page.goto(url)
+    page = phone.open()  # opened again, still without a network, at the token-free address
+    page.goto(reverse("table:sheet", args=[f"k{card.pk}", match.pk]))
     page.wait_for_selector("#outbox-status[data-status=queued]")
     assert page.input_value("input[name=d3-0-scope]") == "2"
     with page.expect_navigation(timeout=20_000):

@@ -175,7 +175,7 @@ def test_the_service_worker_and_the_manifest(client, first_match, sides):
     text = worker.content.decode()
     assert "/static/js/table-sheet.js" in text and "/desk/" not in text
     manifest = client.get(reverse("table:manifest", args=[home.token]))
-    assert manifest.json()["start_url"] == reverse("table:line", args=[home.token])
+    assert manifest.json()["start_url"] == reverse("table:line", args=[f"k{home.pk}"])
     assert manifest.json()["scope"] == "/p/"
 
 
@@ -271,3 +271,27 @@ def test_the_outbox_ends_with_what_a_perfect_network_gives(running, first_match,
     faulty = _rolled_back(_play, running, first_match, phones, order)
     clean = _rolled_back(_play, running, first_match, phones, perfect)
     assert faulty == clean
+
+
+def test_the_cards_token_is_traded_for_a_cookie(client, first_match, sides):
+    home, away = sides
+    opened = client.get(reverse("table:sheet", args=[home.token, first_match.pk]))
+    assert opened.status_code == 200
+    cookie = opened.cookies["scopa_links"]
+    assert cookie["httponly"] and cookie["path"] == "/p/"
+    page = opened.content.decode()
+    assert f"/p/k{home.pk}/m/{first_match.pk}/sync/" in page
+    assert home.token not in page  # later requests carry no token
+    tokenless = reverse("table:sheet", args=[f"k{home.pk}", first_match.pk])
+    assert client.get(tokenless).status_code == 200
+    # a second card on the same phone joins the first one
+    client.get(reverse("table:line", args=[away.token]))
+    assert client.get(reverse("table:line", args=[f"k{away.pk}"])).status_code == 200
+    assert client.get(tokenless).status_code == 200
+    # another phone, or one whose data was cleared, must scan the card again
+    client.cookies.clear()
+    refused = client.get(tokenless)
+    assert refused.status_code == 403
+    # a forged cookie opens nothing
+    client.cookies["scopa_links"] = "eyJ9Ijoi:forged"
+    assert client.get(tokenless).status_code == 403

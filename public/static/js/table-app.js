@@ -17,6 +17,10 @@
   var POLL_MS = 15000;
   var busy = false;
 
+  if (box && box.dataset.here && box.dataset.here !== window.location.pathname && window.history.replaceState) {
+    // the card's token leaves the address bar: this page's address without it (keychain.py)
+    window.history.replaceState(null, "", box.dataset.here + window.location.search);
+  }
   if ("serviceWorker" in navigator && box && box.dataset.worker) {
     navigator.serviceWorker.register(box.dataset.worker, { scope: box.dataset.worker.replace(/[^/]*$/, "") }).catch(
       function () {

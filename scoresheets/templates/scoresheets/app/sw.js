@@ -1,7 +1,8 @@
 {% load static %}/* The players' sheet offline: the service worker of /p/ (scoresheets/views.py, service_worker).
  *
  * It caches ONLY the app shell (the static files listed below) and the pages of the links this
- * phone opened (/p/<token>/ and /p/<token>/m/<id>/); it never caches an answer of the check,
+ * phone opened, at their tokenless addresses (/p/k<id>/ and /p/k<id>/m/<match>/: no card's
+ * token ever sits in the cache); it never caches an answer of the check,
  * sync or status calls, nor anything outside /p/ and the shell. Pages: network first (a few
  * seconds at most, then the copy: a hall's Wi-Fi hangs more often than it fails); the shell:
  * the copy first. The sheet itself lives in IndexedDB (table-store.js), not here. */
@@ -17,7 +18,7 @@ var SHELL = [
   "{% static 'vendor/htmx-2.0.11.min.js' %}",
   "{% static 'img/table-icon.svg' %}"
 ];
-var PAGE = /^\/p\/[A-Za-z0-9_-]{16,64}\/(m\/\d+\/)?$/;
+var PAGE = /^\/p\/k\d+\/(m\/\d+\/)?$/; // the tokenless addresses only (keychain.py)
 var WAIT_MS = 4000;
 
 self.addEventListener("install", function (event) {
