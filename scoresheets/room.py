@@ -176,23 +176,21 @@ def _last_contacts(round_, matches) -> dict[int, datetime]:
     rows = PrivateLink.objects.filter(
         tournament_id=round_.stage.tournament_id, line_id__in=lines, last_seen_at__isnull=False
     ).values_list("line_id", "match_id", "last_seen_at")
-    by_line: dict[int, datetime] = {}
-    by_match: dict[tuple[int, int], datetime] = {}
-    for line_id, match_id, seen in rows:
-        if match_id is None:
-            by_line[line_id] = max(seen, by_line.get(line_id, seen))
-        else:
-            by_match[(match_id, line_id)] = max(seen, by_match.get((match_id, line_id), seen))
+    latest: dict[tuple[int, int | None], datetime] = {}
+    for line_id, match_id, seen_at in rows:
+        key = (line_id, match_id)  # match None: the line's own card
+        if seen_at is not None and (key not in latest or latest[key] < seen_at):
+            latest[key] = seen_at
     found: dict[int, datetime] = {}
     for m in matches:
-        seen = [
-            when
+        contacts = [
+            latest[key]
             for line in (m.home_id, m.away_id)
-            for when in (by_line.get(line), by_match.get((m.pk, line)))
-            if when is not None
+            for key in ((line, None), (line, m.pk))
+            if key in latest
         ]
-        if seen:
-            found[m.pk] = max(seen)
+        if contacts:
+            found[m.pk] = max(contacts)
     return found
 
 

@@ -118,6 +118,11 @@ def _changed(match: Match, lines: object) -> str:
     return ""
 
 
+def _based_on(raw: object) -> int | str | None:
+    """The version the phone saw in force, as the phone sent it (a number, ``""``: none)."""
+    return raw if raw is None or isinstance(raw, int | str) else str(raw)
+
+
 def _late(match: Match, based_on: object) -> bool:
     """Whether another result came in since the sheet was opened, or the players' part of the
     match is over (signed, or with the referee)."""
@@ -213,7 +218,9 @@ def sync(
         changed = _changed(locked, lines)
         if changed:
             raise SheetChanged(
-                changed + " " + _("Nothing was saved: the sheet stays on this phone for the referee.")
+                changed
+                + " "
+                + _("Nothing was saved: the sheet stays on this phone for the referee.")
             )
         reports._expire_locked(locked)
         if _late(locked, based_on):
@@ -228,7 +235,12 @@ def sync(
         if code:
             return _with_code(link, locked, typed, key, time_expired, based_on, code, queued)
         submitted = reports.submit(
-            link, locked, typed, client_key=key, time_expired=time_expired, based_on=based_on
+            link,
+            locked,
+            typed,
+            client_key=key,
+            time_expired=time_expired,
+            based_on=_based_on(based_on),
         )
         return Synced(submitted.report, status_of(submitted.report), submitted.created)
 
@@ -264,7 +276,12 @@ def _with_code(
             return _refer(link, match, typed, key, time_expired, reason)
         return Synced(None, Status.WRONG_CODE, False, COUNTERSIGN_TRIES - code.failures)
     submitted = reports.submit(
-        link, match, typed, client_key=key, time_expired=time_expired, based_on=based_on
+        link,
+        match,
+        typed,
+        client_key=key,
+        time_expired=time_expired,
+        based_on=_based_on(based_on),
     )
     report = submitted.report
     if report.state == State.AWAITING:

@@ -8,6 +8,8 @@ browser and opening it again keeps what a real phone keeps (IndexedDB, the servi
 its cache).
 """
 
+import contextlib
+
 import pytest
 from django.urls import reverse
 
@@ -71,10 +73,8 @@ def phone_factory(browser, live_server, tmp_path):
 
     yield make
     for phone in phones:
-        try:
+        with contextlib.suppress(Exception):  # already closed by the test
             phone.close()
-        except Exception:  # noqa: BLE001 (already closed by the test)
-            pass
 
 
 def _deals_on_the_server(match):
@@ -82,7 +82,9 @@ def _deals_on_the_server(match):
     draft = TableReport.objects.filter(match=match, state="draft").first()
     if draft is None:
         return 0
-    return sum(1 for deal in draft.deals if any(v for side in deal["breakdown"] for v in side.values()))
+    return sum(
+        1 for deal in draft.deals if any(v for side in deal["breakdown"] for v in side.values())
+    )
 
 
 def _until(page, condition, tries=100):
@@ -176,7 +178,9 @@ def test_the_other_line_countersigns_on_the_same_phone_offline(
 
     # the countersigning line sees what it signed on its own link and may dispute it
     other = phone_factory("other").open()
-    other.goto(reverse("table:sheet", args=[links.link_for(tournament, match.away).token, match.pk]))
+    other.goto(
+        reverse("table:sheet", args=[links.link_for(tournament, match.away).token, match.pk])
+    )
     assert "21 – 7" in other.inner_text(".shown-sheet")
     other.fill("#comment", "Non abbiamo firmato questo foglio")
     with other.expect_navigation():

@@ -2,6 +2,7 @@
 again, late against the desk, against a changed match, two phones of one table in either
 order, one phone with the other line's one-time code; and a property test of the outbox."""
 
+import contextlib
 import json
 import uuid
 
@@ -132,7 +133,9 @@ def test_the_other_lines_code_countersigns_on_one_phone(client, first_match, sid
     page = client.get(reverse("table:sheet", args=[away.token, first_match.pk]))
     assert b"shown-sheet" in page.content
     # never reused: the same code on another sheet is not a signature
-    other = _sync(home, first_match, OTHER, code=code, based_on=results.in_force(first_match).number)
+    other = _sync(
+        home, first_match, OTHER, code=code, based_on=results.in_force(first_match).number
+    )
     assert other.status == offline.Status.REFEREE
 
 
@@ -212,13 +215,11 @@ def _summary(match):
     def key(version):
         return json.dumps(version.sheet.get("result"), sort_keys=True) if version else None
 
-    waiting = sorted(
-        key(v) for v in ResultVersion.objects.filter(match=match, status=V.AWAITING)
-    )
+    waiting = sorted(key(v) for v in ResultVersion.objects.filter(match=match, status=V.AWAITING))
     per_key = sorted(
-        TableReport.objects.filter(match=match).exclude(state=State.DRAFT).values_list(
-            "side", "state"
-        )
+        TableReport.objects.filter(match=match)
+        .exclude(state=State.DRAFT)
+        .values_list("side", "state")
     )
     return key(current), waiting, per_key
 
@@ -234,7 +235,7 @@ def _play(running, match, phones, order):
     for index in order:
         side, memory, with_code = phones[index]
         other = "away" if side == "home" else "home"
-        try:
+        with contextlib.suppress(ReportError):  # a refusal stores nothing: the phone keeps it
             _sync(
                 sides[side],
                 match,
@@ -243,8 +244,6 @@ def _play(running, match, phones, order):
                 code=code[other] if with_code else "",
                 queued=index in sent,
             )
-        except ReportError:
-            pass  # a refusal stores nothing: the phone keeps the sheet
         sent.add(index)
     match.refresh_from_db()
     return _summary(match)
