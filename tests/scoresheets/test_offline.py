@@ -294,3 +294,21 @@ def test_the_cards_token_is_traded_for_a_cookie(client, first_match, sides):
     # a forged cookie opens nothing
     client.cookies["scopa_links"] = "eyJ9Ijoi:forged"
     assert client.get(tokenless).status_code == 403
+
+
+def test_the_desk_prints_the_codes_and_sees_the_phones(client, running, first_match, sides):
+    from django.contrib.auth.models import User
+
+    home, _away = sides
+    organizer = User.objects.create_user("org")
+    running.organizers.add(organizer)
+    client.get(reverse("table:line", args=[home.token]))  # a phone of table 1 reaches us
+    client.force_login(organizer)
+    links.link_for(running, first_match.home, first_match)
+    links.link_for(running, first_match.away, first_match)
+    args = {"slug": running.slug, "round_id": first_match.round_id}
+    cards = client.get(reverse("desk:print", kwargs=args)).content.decode()
+    for side in ("home", "away"):
+        assert offline.code_for(first_match, side).code in cards
+    room = client.get(reverse("room:round", kwargs=args)).content.decode()
+    assert "ultimo contatto" in room  # the room in Italian: the phones' last contact
