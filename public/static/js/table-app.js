@@ -7,8 +7,8 @@
  * times as needed, always with the sheet's own client key: the server stores it once whatever
  * the repetitions (scoresheets/services/offline.py). Browsers without background sync (iOS)
  * send only while a page is open: the status line says so. A sent sheet's record then follows
- * where it stands ("waiting" is asked again now and then) until it is countersigned or with the
- * referee. The status line (#outbox-status) words it with the page's translated sentences. */
+ * where it stands ("waiting" and "referee" are asked again now and then) until it is
+ * countersigned or settled. The status line (#outbox-status) words it with the page's translated sentences. */
 (function () {
   "use strict";
   var store = window.ScopaTableStore;
@@ -143,7 +143,8 @@
       .then(function (records) {
         var work = records
           .filter(function (record) {
-            return record.outbox && (record.outbox.status === "queued" || (polling && record.outbox.status === "waiting"));
+            var status = record.outbox && record.outbox.status;
+            return status === "queued" || (polling && (status === "waiting" || status === "referee"));
           })
           .map(function (record) {
             return record.outbox.status === "queued" ? send(record) : poll(record);
