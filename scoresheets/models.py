@@ -231,7 +231,11 @@ class CountersignCode(models.Model):
     spent once it signed, locked after ``COUNTERSIGN_TRIES`` wrong tries."""
 
     match = models.ForeignKey(
-        Match, on_delete=models.CASCADE, related_name="countersign_codes", verbose_name=_("match")
+        Match,
+        on_delete=models.CASCADE,
+        related_name="countersign_codes",
+        verbose_name=_("match"),
+        db_index=False,  # one_countersign_code_a_side (match, side) leads with it
     )
     side = models.CharField(_("side"), max_length=4, choices=Match.Slot.choices)
     code = models.CharField(_("code"), max_length=12, default=new_countersign_code)
