@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(
 
 def pending_records(tournament, seed_base=0):
     """One stored, not yet verified record per match (nothing is enqueued)."""
-    with mock.patch.object(services, "enqueue_verification"):
+    with mock.patch.object(services.enqueueing, "enqueue_verification"):
         return [
             services.submit_record(
                 match, factories.record(tournament, seed=seed_base + index)
@@ -86,7 +86,7 @@ def test_one_failing_record_fails_alone_and_the_batch_commits_the_others():
         return saved
 
     with (
-        mock.patch.object(services, "compute_verdict", compute_or_fail),
+        mock.patch.object(services.verifying, "compute_verdict", compute_or_fail),
         mock.patch.object(results, "apply_verified_result", apply_or_fail),
     ):
         assert services.verify_waiting(ids[0]) == "verified"
@@ -114,7 +114,7 @@ def test_records_another_worker_holds_are_left_to_it():
     try:
         with other.cursor() as cursor:  # another worker's session claims two records
             cursor.execute(
-                f"SELECT pg_try_advisory_lock({services._claim_key('id')}) "
+                f"SELECT pg_try_advisory_lock({services.batches._claim_key('id')}) "
                 "FROM unnest(%s::bigint[]) AS id",
                 [held],
             )
@@ -147,7 +147,8 @@ def test_records_with_ids_past_32_bits_up_to_the_largest_are_claimed_and_verifie
     other = connections.create_connection("default")
     try:
         with other.cursor() as cursor:  # another worker's session claims the last one
-            cursor.execute(f"SELECT pg_try_advisory_lock({services._claim_key('%s')})", [ids[-1]])
+            key = services.batches._claim_key("%s")
+            cursor.execute(f"SELECT pg_try_advisory_lock({key})", [ids[-1]])
         assert services.verify_waiting(ids[-1]) == "claimed"
         assert services.verify_waiting(ids[0]) == "verified"  # with the others but the held one
     finally:
@@ -164,7 +165,7 @@ def claims_free(ids) -> bool:
     try:
         with other.cursor() as cursor:
             cursor.execute(
-                f"SELECT bool_and(pg_try_advisory_lock({services._claim_key('id')})) "
+                f"SELECT bool_and(pg_try_advisory_lock({services.batches._claim_key('id')})) "
                 "FROM unnest(%s::bigint[]) AS id",
                 [ids],
             )
@@ -186,13 +187,13 @@ def test_a_batch_stopped_part_way_leaves_no_record_claimed(where):
     them "claimed"."""
     tournament = factories.tournament(lines=4)  # 6 matches
     ids = pending_records(tournament, seed_base=400)
-    real = getattr(services, where)
+    real = getattr(services.batches, where)
 
     def stopped(*args, **kwargs):
         real(*args, **kwargs)
         raise Stopped
 
-    with mock.patch.object(services, where, stopped), pytest.raises(Stopped):
+    with mock.patch.object(services.batches, where, stopped), pytest.raises(Stopped):
         services.verify_waiting(ids[0])
     assert claims_free(ids)
     for pk in ids:  # their messages come back and every record is verified
@@ -208,12 +209,12 @@ def test_claims_on_ids_2_48_apart_are_all_released_after_a_stop():
     own = 7
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT pg_try_advisory_lock({services._claim_key('id')}) "
+            f"SELECT pg_try_advisory_lock({services.batches._claim_key('id')}) "
             "FROM unnest(%s::bigint[]) AS id",
             [[own, own + 2**48, own + 1]],
         )
         assert [taken for (taken,) in cursor.fetchall()] == [True, True, True]
-    services._release(None)
+    services.batches._release(None)
     assert claims_free([own, own + 1])
 
 
