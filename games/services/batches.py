@@ -142,6 +142,32 @@ def _claim_batch(submission_id: int, more: int) -> list[int]:
     return sorted(ids, key=lambda pk: pk != submission_id)
 
 
+def _claim_waiting(bound: int) -> list[int]:
+    """Claim up to ``bound`` records waiting for a first try, none of them the task's own (the
+    own record is held by another worker's batch): only rows no transaction locks and no
+    session claims, as ``_claim_batch`` takes the others, in one statement committed before
+    the engine runs."""
+    table = Submission._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH waiting AS (
+                SELECT id FROM {table}
+                WHERE state = %(pending)s AND attempts = 0
+                ORDER BY id LIMIT %(bound)s
+                FOR UPDATE SKIP LOCKED
+            ), taken AS (
+                SELECT id FROM waiting WHERE pg_try_advisory_lock({_claim_key("id")})
+            )
+            UPDATE {table} AS submission SET attempts = submission.attempts + 1
+            FROM taken WHERE submission.id = taken.id
+            RETURNING submission.id
+            """,
+            {"pending": Submission.State.PENDING, "bound": bound},
+        )
+        return sorted(row[0] for row in cursor.fetchall())
+
+
 def _release(ids: list[int] | None) -> None:
     """Release the claims on ``ids``; ``None``: every claim this session holds (a task stopped
     part-way, which may not know which claims it took; its worker keeps the connection, so a
@@ -190,7 +216,15 @@ def verify_waiting(submission_id: int, *, bound: int = BATCH_SIZE, too_slow=()) 
             logger.warning("submission %s: not found", submission_id)
             return "missing"
         if own is _HELD:
-            return "claimed"
+            # Another worker's batch took it along. Rather than send its message again at
+            # once (one more message for every record taken along, when records come one at
+            # a time), lead a batch of the records still waiting meanwhile; by its end the
+            # other batch has usually written this one, and its message ends here.
+            claimed = _claim_waiting(bound) if bound > 0 else []
+            if claimed:
+                _verify_claimed(claimed, None, too_slow)
+            state = _state_of(submission_id)
+            return "claimed" if state == Submission.State.PENDING else "already-final"
         if own != Submission.State.PENDING:
             return "already-final"
         claimed = [submission_id]
@@ -200,25 +234,34 @@ def verify_waiting(submission_id: int, *, bound: int = BATCH_SIZE, too_slow=()) 
         if alone:
             # An earlier delivery died with it (or it is final by now): verify it alone.
             return run_verification(submission_id)
-        batch = list(
-            Submission.objects.filter(pk__in=claimed, state=Submission.State.PENDING)
-            .defer("document")
-            .annotate(record_text=record_text())
-            .select_related("submitter")
-            .order_by("pk")
-        )
-        batch.sort(key=lambda sub: sub.pk != submission_id)
-        states = _verify_batch(batch, too_slow)
-        state = states.get(submission_id) or (
-            Submission.objects.filter(pk=submission_id).values_list("state", flat=True).first()
-        )
-        logger.info("submission %s: %s (batch of %d)", submission_id, state, len(batch))
+        states = _verify_claimed(claimed, submission_id, too_slow)
+        state = states.get(submission_id) or _state_of(submission_id)
         return state or "missing"
     except BaseException:
         claimed = None  # stopped part-way (a time limit, a lost connection): release them all
         raise
     finally:
         _release(claimed)
+
+
+def _state_of(submission_id: int) -> str | None:
+    return Submission.objects.filter(pk=submission_id).values_list("state", flat=True).first()
+
+
+def _verify_claimed(claimed: list[int], own: int | None, too_slow) -> dict[int, str]:
+    """Read the claimed records still pending (as JSON text, for the engine), ``own`` first,
+    and verify them as one batch; the states they reached."""
+    batch = list(
+        Submission.objects.filter(pk__in=claimed, state=Submission.State.PENDING)
+        .defer("document")
+        .annotate(record_text=record_text())
+        .select_related("submitter")
+        .order_by("pk")
+    )
+    batch.sort(key=lambda sub: sub.pk != own)
+    states = _verify_batch(batch, too_slow)
+    logger.info("submission %s: batch of %d", own or "(none: taken along)", len(batch))
+    return states
 
 
 def _verify_batch(batch: Sequence[Submission], too_slow) -> dict[int, str]:

@@ -40,36 +40,42 @@ def eager() -> bool:
     return bool(current_app.conf.task_always_eager)
 
 
-def enqueue_verification(submission_id: int) -> bool:
-    """Send the verification task; a broker outage leaves the submission pending for the sweep."""
-    return _send(_task(VERIFY_ONE), submission_id, [submission_id])
+def enqueue_verification(submission_id: int, *, stamped: bool = False) -> bool:
+    """Send the verification task; a broker outage leaves the submission pending for the sweep.
+
+    ``stamped``: the row already says it was enqueued (``enqueued_at``, written with it), so a
+    send costs no query of its own; the stamp is cleared when the broker refuses the message."""
+    return _send(_task(VERIFY_ONE), submission_id, [submission_id], stamped=stamped)
 
 
-def enqueue_verifications(ids: list[int]) -> None:
+def enqueue_verifications(ids: list[int], *, stamped: bool = False) -> None:
     """Send the verification of records stored together: one message per ``BATCH_SIZE`` of
     them (its worker verifies them as one batch) rather than one per record. A message that
     cannot be sent leaves its records pending for the sweep."""
     if len(ids) == 1:
-        enqueue_verification(ids[0])
+        enqueue_verification(ids[0], stamped=stamped)
         return
     for start in range(0, len(ids), BATCH_SIZE):
         chunk = ids[start : start + BATCH_SIZE]
-        _send(_task(VERIFY_MANY), chunk, chunk)
+        _send(_task(VERIFY_MANY), chunk, chunk, stamped=stamped)
 
 
-def _send(task: Task, argument, ids: list[int]) -> bool:
-    """Publish ``task(argument)`` and note when ``ids`` were enqueued; False (logged) when the
-    broker refused it: the sweep will send them again."""
+def _send(task: Task, argument, ids: list[int], *, stamped: bool) -> bool:
+    """Publish ``task(argument)`` and note when ``ids`` were enqueued (unless ``stamped``);
+    False (logged) when the broker refused it: the stamp is then empty, and the sweep will send
+    them again."""
+    pending = Submission.objects.filter(pk__in=ids, state=Submission.State.PENDING)
     try:
         task.apply_async((argument,), retry=True, retry_policy=PUBLISH_RETRY)
     except Exception as exc:  # broker down: kombu/redis raise many kinds
         if task.app.conf.task_always_eager:
             raise
         logger.warning("submissions %s: could not enqueue (%s); the sweep will", ids, exc)
+        if stamped:
+            pending.update(enqueued_at=None)
         return False
-    Submission.objects.filter(pk__in=ids, state=Submission.State.PENDING).update(
-        enqueued_at=timezone.now()
-    )
+    if not stamped:
+        pending.update(enqueued_at=timezone.now())
     return True
 
 

@@ -4,6 +4,7 @@ import logging
 from functools import partial
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.exceptions import SubmissionStateError
@@ -18,9 +19,12 @@ def rerun_verification(submission: Submission) -> None:
     """Send a submission back to ``pending`` and verify it again."""
     with transaction.atomic():
         Submission.objects.filter(pk=submission.pk).update(
-            state=Submission.State.PENDING, error_reason="", enqueued_at=None, attempts=0
+            state=Submission.State.PENDING,
+            error_reason="",
+            enqueued_at=timezone.now(),
+            attempts=0,
         )
-        transaction.on_commit(partial(enqueue_verification, submission.pk))
+        transaction.on_commit(partial(enqueue_verification, submission.pk, stamped=True))
 
 
 def choose_standing(submission: Submission, *, user=None, based_on=None) -> None:

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Count, Func, IntegerField, Max, QuerySet, Sum, TextField, When
 from django.db.models.functions import Cast, Coalesce
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.exceptions import (
@@ -274,6 +275,7 @@ def _store(
     )
     stored = stored_records(wanted)
     submitter = user if user is not None and user.is_authenticated else None
+    now = timezone.now()
     outcomes: dict[int, SubmitResult | SubmissionError] = {}
     new: list[tuple[int, Submission]] = []
     same_ids: dict[int, int] = {}
@@ -297,10 +299,16 @@ def _store(
             content_hash=item.digest,
             submitter=submitter,
             source=source,
+            # stamped now, not by a query after the message goes out (cleared if it cannot)
+            enqueued_at=None if verify_now else now,
         )
         held.same[item.digest] = -1 - len(new)  # the same record twice in one batch
         new.append((item.index, submission))
-    created = rows.create_many([submission for _index, submission in new])
+    unsaved = [submission for _index, submission in new]
+    # One row: one INSERT ... RETURNING (a sequence query and a COPY are two round trips).
+    created = (
+        rows.create_many(unsaved) if len(unsaved) > 1 else Submission.objects.bulk_create(unsaved)
+    )
     for (index, _unsaved), submission in zip(new, created, strict=True):
         outcomes[index] = SubmitResult(submission, True)
         logger.info(
@@ -323,5 +331,5 @@ def _store(
             # Nothing can have a result version yet: the answer needs no query for it.
             submission.__dict__["latest_result_version"] = None
         if ids:
-            transaction.on_commit(partial(enqueue_verifications, ids))
+            transaction.on_commit(partial(enqueue_verifications, ids, stamped=True))
     return outcomes
