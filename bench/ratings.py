@@ -178,6 +178,15 @@ def calibration() -> dict[str, Calibration]:
     }
 
 
+def backend_cpu() -> float:
+    """CPU seconds of the PostgreSQL backend serving this connection (same machine: /proc)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+
+
 def openskill_alone(games) -> tuple[float, float]:
     """openskill's own time for the same games, in memory, as this run reads them: each game
     rated in each of its pools by ``PlackettLuce.rate`` from a dict of its ratings, nothing
@@ -227,6 +236,7 @@ def main() -> None:
         print(f"generated {info} in {time.perf_counter() - t0:.1f}s")
 
     profiler = cProfile.Profile() if args.profile else None
+    pg0 = backend_cpu()
     t0, cpu0 = time.perf_counter(), time.process_time()
     if profiler:
         profiler.enable()
@@ -234,18 +244,20 @@ def main() -> None:
     if profiler:
         profiler.disable()
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    pg_cpu = backend_cpu() - pg0
     changes = RatingChange.objects.count()
     ratings = Rating.objects.count()
     print(
         f"full recompute: {run.games} games, {changes} rating changes, {ratings} ratings "
         f"written in {elapsed:.2f}s ({run.games / elapsed:,.0f} games/s); CPU of this process "
-        f"{cpu:.2f}s (PostgreSQL's own not counted); {load_average()}"
+        f"{cpu:.2f}s, of its PostgreSQL backend {pg_cpu:.2f}s; {load_average()}"
     )
     alone, alone_cpu = openskill_alone(load_games())
     print(
         f"openskill alone, the same {run.games} games in memory: {alone:.2f}s "
         f"(CPU {alone_cpu:.2f}s); the recompute takes {elapsed / alone:.2f} times as long "
-        f"(CPU {cpu / alone_cpu:.2f} times); {load_average()}"
+        f"(CPU {cpu / alone_cpu:.2f} times, {(cpu + pg_cpu) / alone_cpu:.2f} with "
+        f"PostgreSQL's); {load_average()}"
     )
     if profiler:
         out = io.StringIO()
