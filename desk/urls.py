@@ -6,6 +6,7 @@ from django.urls import path, reverse_lazy
 
 from desk.views import day as desk_day
 from desk.views import roles as desk_roles
+from desk.views import stages as desk_stages
 from desk.views import tournament as desk
 
 desk_urlpatterns = [
@@ -27,6 +28,12 @@ desk_urlpatterns = [
     path("<slug:slug>/lines/import/", desk_day.import_lines, name="import-lines"),
     path("<slug:slug>/lines/<int:line_id>/", desk_day.edit_line, name="edit-line"),
     path("<slug:slug>/lines/<int:line_id>/withdraw/", desk_day.withdraw_line, name="withdraw"),
+    path("<slug:slug>/stages/", desk_stages.stages_page, name="stages"),
+    path("<slug:slug>/stage/<int:stage_id>/edit/", desk_stages.edit_stage, name="edit-stage"),
+    path("<slug:slug>/stage/<int:stage_id>/move/", desk_stages.move_stage, name="move-stage"),
+    path(
+        "<slug:slug>/stage/<int:stage_id>/remove/", desk_stages.remove_stage, name="remove-stage"
+    ),
     path("<slug:slug>/stage/<int:stage_id>/reopen/", desk_day.reopen_stage, name="reopen"),
     path("<slug:slug>/stage/<int:stage_id>/drift/", desk_day.stage_drift, name="drift"),
     path("<slug:slug>/round/<int:round_id>/sheet/", desk_day.round_sheet, name="sheet"),

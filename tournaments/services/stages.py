@@ -100,7 +100,10 @@ def _apply(stage: Stage, fields: dict[str, Any]) -> list[str]:
         if getattr(stage, name) != value:
             setattr(stage, name, value)
             changed.append(name)
-    return changed
+    if not stage.name and stage.kind in Stage.Kind.values:
+        stage.name = str(Stage.Kind(stage.kind).label)
+        changed.append("name")
+    return sorted(set(changed))
 
 
 @transaction.atomic
@@ -117,10 +120,7 @@ def add_stage(tournament, *, user=None, position: int | None = None, **fields) -
     index = min(index, len(stages))
     top = Stage.objects.filter(tournament=tournament).aggregate(top=Max("order"))["top"] or 0
     stage = Stage(tournament=tournament, order=top + len(stages) + 1)
-    fields.setdefault("name", "")
     _apply(stage, fields)
-    if not stage.name:
-        stage.name = str(Stage.Kind(stage.kind).label) if stage.kind else ""
     _validated(stage)
     stage.save()
     stages.insert(index, stage)
