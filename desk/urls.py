@@ -22,6 +22,11 @@ desk_urlpatterns = [
         name="logout",
     ),
     path("new/", desk_day.new_tournament, name="new"),
+    path(
+        "invitation/<str:invite_token>/",
+        desk_roles.accept_invitation,
+        name="accept-invitation",
+    ),
     path("<slug:slug>/", desk.tournament_desk, name="tournament"),
     path("<slug:slug>/lines/", desk_day.lines, name="lines"),
     path("<slug:slug>/lines/add/", desk_day.add_line, name="add-line"),
@@ -47,9 +52,18 @@ desk_urlpatterns = [
     path("<slug:slug>/stage/<int:stage_id>/close/", desk.close_stage, name="close"),
     path("<slug:slug>/round/<int:round_id>/print/", desk.print_round, name="print"),
     path("<slug:slug>/stage/<int:stage_id>/pair/", desk.pair_round, name="pair"),
+    path(
+        "<slug:slug>/stage/<int:stage_id>/movement/", desk.movement_cards, name="movement-cards"
+    ),
     path("<slug:slug>/round/<int:round_id>/review/", desk.review_round, name="review"),
     path("<slug:slug>/check-in/", desk.check_in, name="checkin"),
     path("<slug:slug>/match/<int:match_id>/", desk.enter_result, name="match"),
     path("<slug:slug>/roles/", desk_roles.roles_page, name="roles"),
+    path("<slug:slug>/roles/invite/", desk_roles.invite, name="invite"),
+    path(
+        "<slug:slug>/roles/invitation/<int:invitation_id>/withdraw/",
+        desk_roles.withdraw_invitation,
+        name="withdraw-invitation",
+    ),
     path("<slug:slug>/roles/<int:role_id>/revoke/", desk_roles.revoke_role, name="revoke_role"),
 ]

@@ -71,6 +71,13 @@ class StageError(ScheduleError):
     default_message = _("The stage was not changed.")
 
 
+class InvitationError(RoleError):
+    """An invitation link that is unknown, used, withdrawn or expired, or an account that cannot
+    be made from it; nothing was changed."""
+
+    default_message = _("This invitation link is no longer valid.")
+
+
 class PairingError(ScheduleError):
     """A Danish, Swiss or Mitchell round that cannot be paired (or re-paired) now."""
 

@@ -25,6 +25,7 @@ from tournaments.models import (
     ChangeLog,
     Entry,
     Group,
+    Invitation,
     Line,
     LineMember,
     Match,
@@ -604,3 +605,74 @@ def stage_words(stage, tournament) -> str:
         return _("The bracket is drawn from the lines' seeds.")
     previous = max(earlier, key=lambda s: s.order)
     return stage_service.qualification_sentence(previous, day)
+
+
+def open_invitations(tournament):
+    """Invitations of ``tournament`` not used nor withdrawn (expired ones are said so)."""
+    from django.utils import timezone
+
+    now = timezone.now()
+    rows = list(
+        Invitation.objects.filter(tournament=tournament, used_at__isnull=True, revoked_at=None)
+        .select_related("created_by")
+        .order_by("-created_at")
+    )
+    for row in rows:
+        row.expired = row.expires_at <= now
+    return rows
+
+
+@dataclass
+class MovementCard:
+    """One line's way through a Mitchell movement: ``rows`` of (round, table, direction,
+    opponent name or ``None`` for a bye)."""
+
+    line: Any
+    start: str
+    rows: list = field(default_factory=list)
+
+
+def movement_cards(stage) -> list[MovementCard]:
+    """Per line of a Mitchell stage (once round 1 set its start order): its table and
+    direction in every round of the movement (``algorithms.mitchell``, as the pairing seats
+    them), and whom it meets there."""
+    from tournaments.algorithms import mitchell
+    from tournaments.services.pairing import open_group
+
+    if stage.kind != Stage.Kind.MITCHELL:
+        return []
+    group = open_group(stage)
+    if group is None:
+        return []
+    members = list(group.members.select_related("line").order_by("position"))
+    order = [m.line_id for m in members]
+    if len(order) < 2:
+        return []
+    names = {m.line_id: m.line for m in members}
+    rounds = stage.rounds_planned or mitchell.table_count(len(order))
+    rounds = min(rounds, mitchell.table_count(len(order)))
+    schedule = mitchell.mitchell_schedule(order, rounds=rounds, arrow_switch=stage.arrow_switch)
+    label = {
+        mitchell.Direction.NORTH_SOUTH: _("North-South"),
+        mitchell.Direction.EAST_WEST: _("East-West"),
+    }
+    starts = mitchell.directions(order)
+    cards = {
+        line: MovementCard(
+            names[line],
+            _("table %(table)d, %(direction)s")
+            % {"table": starts[line].table, "direction": label[starts[line].direction]},
+        )
+        for line in order
+    }
+    for number, tables in enumerate(schedule, start=1):
+        for table in tables:
+            for line, other, direction in (
+                (table.ns, table.ew, mitchell.Direction.NORTH_SOUTH),
+                (table.ew, table.ns, mitchell.Direction.EAST_WEST),
+            ):
+                if line is None:
+                    continue
+                opponent = names[other].name if other is not None else None
+                cards[line].rows.append((number, table.table, label[direction], opponent))
+    return [cards[line] for line in order]

@@ -168,3 +168,35 @@ def test_public_stage_page_shows_the_combined_ranking_that_seeded_the_knockout(c
     ]
     knockout_page = client.get(reverse("public:stage", args=[tournament.slug, knockout.pk]))
     assert "ranking-words" in knockout_page.content.decode()
+
+
+def test_movement_cards_say_where_each_line_sits_as_the_rounds_then_seat_it(client_in, organizer):
+    tournament = build_tournament(7, slug="mitchell", play=False, knockout=False)
+    tournament.organizers.add(organizer)
+    Stage.objects.filter(tournament=tournament).delete()
+    stage = Stage.objects.create(
+        tournament=tournament, order=1, name="Mitchell", kind="mitchell", rounds_planned=3
+    )
+    url = reverse("desk:movement-cards", args=[tournament.slug, stage.pk])
+    assert client_in.get(url).status_code == 200  # before round 1: says to pair it first
+    pairing.pair_next_round(stage)
+    response = client_in.get(url)
+    cards = {card.line.pk: card for card in response.context["cards"]}
+    assert len(cards) == 7
+    for number in range(1, 4):
+        if number > 1:
+            play_stage(stage)
+            pairing.pair_next_round(stage)
+        for match in Match.objects.filter(round__stage=stage, round__number=number):
+            for line, other in ((match.home_id, match.away_id), (match.away_id, match.home_id)):
+                if line is None:
+                    continue
+                row = cards[line].rows[number - 1]
+                assert row[0] == number and row[1] == match.table_number
+                assert row[3] == (Line.objects.get(pk=other).name if other else None)
+    # the bye's card in the round's print says its score
+    bye = Match.objects.filter(round__stage=stage, away__isnull=True).select_related("round")
+    bye = bye.first()
+    with translation.override("en"):
+        printed = client_in.get(reverse("desk:print", args=[tournament.slug, bye.round.pk]))
+    assert "Bye score:" in printed.content.decode()

@@ -90,6 +90,8 @@ class StageViewSet(
 
     serializer_class = serializers.StageSerializer
     filterset_class = filters.StageFilter
+    # a stage is changed field by field (PATCH); a whole-stage PUT would also reset its kind
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_queryset(self):
         return (
@@ -112,6 +114,11 @@ class StageViewSet(
         serializer.instance = stage_service.add_stage(
             tournament, user=self.request.user, position=position, **data
         )
+
+    def update(self, request, *args, **kwargs):
+        """Who may not change the stage hears so before their data is checked."""
+        self._check_organizer(self.get_object().tournament)
+        return super().update(request, *args, **kwargs)
 
     def perform_update(self, serializer):
         stage = serializer.instance

@@ -49,12 +49,15 @@ def has_started(stage: Stage) -> bool:
     return stage.status != Stage.Status.PENDING or Round.objects.filter(stage=stage).exists()
 
 
-def _refuse_started(stage: Stage, what: str) -> None:
-    if has_started(stage):
-        raise StageStarted(
-            _("Stage “%(stage)s” has started: it can no longer be %(what)s.")
-            % {"stage": stage.name, "what": what}
-        )
+def _refuse_started(stage: Stage, operation: str) -> None:
+    if not has_started(stage):
+        return
+    messages = {
+        "change": _("Stage “%(stage)s” has started: its settings can no longer be changed."),
+        "move": _("Stage “%(stage)s” has started: it keeps its place in the day."),
+        "remove": _("Stage “%(stage)s” has started: it can no longer be removed."),
+    }
+    raise StageStarted(messages[operation] % {"stage": stage.name})
 
 
 def _locked_stages(tournament) -> list[Stage]:
@@ -142,7 +145,7 @@ def add_stage(tournament, *, user=None, position: int | None = None, **fields) -
 def update_stage(stage: Stage, *, user=None, **fields) -> Stage:
     """Change the settings of a stage not started."""
     stage = Stage.objects.select_for_update().get(pk=stage.pk)
-    _refuse_started(stage, _("changed"))
+    _refuse_started(stage, "change")
     changed = _apply(stage, fields)
     if changed:
         _validated(stage)
@@ -158,7 +161,7 @@ def move_stage(stage: Stage, position: int, *, user=None) -> Stage:
     """Put a stage not started at ``position`` (1-based), after every started stage."""
     stages = _locked_stages(stage.tournament)
     current = next(s for s in stages if s.pk == stage.pk)
-    _refuse_started(current, _("moved"))
+    _refuse_started(current, "move")
     stages.remove(current)
     floor = _last_started_index(stages) + 1
     index = max(0, min(position - 1, len(stages)))
@@ -186,7 +189,7 @@ def remove_stage(stage: Stage, *, user=None) -> None:
     """Remove a stage not started; the stages after it move up."""
     stages = _locked_stages(stage.tournament)
     current = next(s for s in stages if s.pk == stage.pk)
-    _refuse_started(current, _("removed"))
+    _refuse_started(current, "remove")
     stages.remove(current)
     name = current.name
     current.delete()
