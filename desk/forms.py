@@ -15,8 +15,8 @@ from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from scopa.presets import PRESETS
-from tournaments.models import DeckStyle, Entry, Stage, TieBreak
 from tournaments.algorithms import swiss
+from tournaments.models import DeckStyle, Entry, Stage, TieBreak
 from tournaments.services import presets as preset_service
 from tournaments.services import stages as stage_service
 from tournaments.services.stages import DayShape
@@ -140,17 +140,29 @@ class TournamentWizardForm(forms.Form):
         label=_("Third-place match in the knock-out"), required=False, initial=True
     )
     mitchell_rounds = forms.IntegerField(
-        label=_("Mitchell rounds"), min_value=1, max_value=30, initial=3, required=False,
+        label=_("Mitchell rounds"),
+        min_value=1,
+        max_value=30,
+        initial=3,
+        required=False,
         help_text=_("Open day: rounds of the Mitchell movement that opens it."),
     )
     danish_rounds = forms.IntegerField(
-        label=_("Danish rounds"), min_value=1, max_value=30, initial=3, required=False,
+        label=_("Danish rounds"),
+        min_value=1,
+        max_value=30,
+        initial=3,
+        required=False,
         help_text=_(
             "Open day: Danish rounds after the Mitchell; the Mitchell score is carried over."
         ),
     )
     swiss_rounds = forms.IntegerField(
-        label=_("Swiss rounds"), min_value=1, max_value=30, initial=5, required=False,
+        label=_("Swiss rounds"),
+        min_value=1,
+        max_value=30,
+        initial=5,
+        required=False,
     )
     knockout_size = forms.TypedChoiceField(
         label=_("Lines in the knock-out"),

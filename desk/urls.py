@@ -36,9 +36,7 @@ desk_urlpatterns = [
     path("<slug:slug>/stages/", desk_stages.stages_page, name="stages"),
     path("<slug:slug>/stage/<int:stage_id>/edit/", desk_stages.edit_stage, name="edit-stage"),
     path("<slug:slug>/stage/<int:stage_id>/move/", desk_stages.move_stage, name="move-stage"),
-    path(
-        "<slug:slug>/stage/<int:stage_id>/remove/", desk_stages.remove_stage, name="remove-stage"
-    ),
+    path("<slug:slug>/stage/<int:stage_id>/remove/", desk_stages.remove_stage, name="remove-stage"),
     path("<slug:slug>/stage/<int:stage_id>/reopen/", desk_day.reopen_stage, name="reopen"),
     path("<slug:slug>/stage/<int:stage_id>/drift/", desk_day.stage_drift, name="drift"),
     path("<slug:slug>/round/<int:round_id>/sheet/", desk_day.round_sheet, name="sheet"),
@@ -52,9 +50,7 @@ desk_urlpatterns = [
     path("<slug:slug>/stage/<int:stage_id>/close/", desk.close_stage, name="close"),
     path("<slug:slug>/round/<int:round_id>/print/", desk.print_round, name="print"),
     path("<slug:slug>/stage/<int:stage_id>/pair/", desk.pair_round, name="pair"),
-    path(
-        "<slug:slug>/stage/<int:stage_id>/movement/", desk.movement_cards, name="movement-cards"
-    ),
+    path("<slug:slug>/stage/<int:stage_id>/movement/", desk.movement_cards, name="movement-cards"),
     path("<slug:slug>/round/<int:round_id>/review/", desk.review_round, name="review"),
     path("<slug:slug>/check-in/", desk.check_in, name="checkin"),
     path("<slug:slug>/match/<int:match_id>/", desk.enter_result, name="match"),

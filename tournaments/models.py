@@ -928,9 +928,7 @@ class PairingJob(models.Model):
     stage = models.ForeignKey(
         Stage, on_delete=models.CASCADE, related_name="pairing_jobs", verbose_name=_("stage")
     )
-    state = models.CharField(
-        _("state"), max_length=10, choices=State.choices, default=State.QUEUED
-    )
+    state = models.CharField(_("state"), max_length=10, choices=State.choices, default=State.QUEUED)
     message = models.TextField(_("message"), blank=True)
     round = models.ForeignKey(
         "Round",

@@ -21,6 +21,7 @@ from tournaments.access import (
     visible_players,
     visible_tournaments,
 )
+from tournaments.algorithms import swiss
 from tournaments.models import (
     ChangeLog,
     Entry,
@@ -38,7 +39,6 @@ from tournaments.models import (
     Variant,
     engine_lang,
 )
-from tournaments.algorithms import swiss
 from tournaments.services.results import deals_of_match
 
 logger = logging.getLogger(__name__)
@@ -550,9 +550,7 @@ class QualifyingRanking:
 def _bracket_size(knockout) -> int:
     """Lines drawn in a knock-out's first round (0 before it is drawn)."""
     first = Match.objects.filter(round__stage=knockout, round__number=1)
-    return len(
-        {line for pair in first.values_list("home_id", "away_id") for line in pair if line}
-    )
+    return len({line for pair in first.values_list("home_id", "away_id") for line in pair if line})
 
 
 def qualifying_ranking(stage, tournament) -> QualifyingRanking | None:
@@ -618,7 +616,7 @@ def open_invitations(tournament):
         .order_by("-created_at")
     )
     for row in rows:
-        row.expired = row.expires_at <= now
+        row.expired = row.expires_at <= now  # type: ignore[attr-defined]
     return rows
 
 

@@ -48,7 +48,7 @@ class NewAccountForm(forms.Form):
     )
 
     def clean(self):
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         if cleaned.get("password1") != cleaned.get("password2"):
             raise forms.ValidationError(gettext_lazy("The two passwords differ."))
         return cleaned
@@ -181,9 +181,7 @@ def accept_invitation(request, invite_token):
                 )
                 return redirect("desk:tournament", slug=invitation.tournament.slug)
     context = {"invitation": invitation, "form": form}
-    return render(
-        request, "desk/invitation.html", context, status=400 if form.errors else 200
-    )
+    return render(request, "desk/invitation.html", context, status=400 if form.errors else 200)
 
 
 @desk_login_required

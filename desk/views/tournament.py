@@ -183,9 +183,7 @@ def close_stage(request, slug, stage_id):
 @require_POST
 def pair_round(request, slug, stage_id):
     """Danish, Swiss, Mitchell: pair the next round from the standings after the last one."""
-    from tournaments.services import pairing
-
-    from tournaments.services import pairing_jobs
+    from tournaments.services import pairing, pairing_jobs
 
     tournament = desk_tournament(request, slug, Action.RUN_STAGES)
     stage = sel.get_stage(tournament, stage_id)

@@ -52,7 +52,7 @@ def test_wizard_open_day_preset_builds_mitchell_danish_knockout(client_in):
         "third_place_match": "on",
         "tiebreak_1": "mp",
     }
-    for name, field_name in form.option_names:
+    for _name, field_name in form.option_names:
         initial = form.fields[field_name].initial
         if initial is not False:
             data[field_name] = initial
@@ -72,8 +72,13 @@ def test_stages_page_adds_changes_moves_and_removes(client_in, organizer):
     for kind, rounds in (("danish", 3), ("knockout", "")):
         response = client_in.post(
             url,
-            {"kind": kind, "rounds_planned": rounds, "first_round": "seed",
-             "bye_scoring": "forfeit_win", "carry_over": "on"},
+            {
+                "kind": kind,
+                "rounds_planned": rounds,
+                "first_round": "seed",
+                "bye_scoring": "forfeit_win",
+                "carry_over": "on",
+            },
         )
         assert response.status_code == 302, response.content.decode()[-2000:]
     assert _kinds(tournament) == ["round_robin", "danish", "knockout"]
@@ -87,8 +92,13 @@ def test_stages_page_adds_changes_moves_and_removes(client_in, organizer):
     assert client_in.get(edit).status_code == 200
     response = client_in.post(
         edit,
-        {"name": "Danese finale", "kind": "danish", "rounds_planned": 2, "first_round": "seed",
-         "bye_scoring": "set_vp"},
+        {
+            "name": "Danese finale",
+            "kind": "danish",
+            "rounds_planned": 2,
+            "first_round": "seed",
+            "bye_scoring": "set_vp",
+        },
     )
     # a set VP bye without its score: refused with the message, nothing saved
     assert response.status_code == 400
@@ -116,9 +126,7 @@ def test_swiss_stage_over_the_cap_is_said_before_it_is_built(client_in, organize
     tournament = build_tournament(4, slug="svizzera", play=False, knockout=False)
     tournament.organizers.add(organizer)
     Stage.objects.create(tournament=tournament, order=2, name="Svizzera", kind="swiss")
-    lines = Line.objects.bulk_create(
-        Line(name=f"Extra {i}") for i in range(swiss.MAX_LINES)
-    )
+    lines = Line.objects.bulk_create(Line(name=f"Extra {i}") for i in range(swiss.MAX_LINES))
     Entry.objects.bulk_create(Entry(tournament=tournament, line=line) for line in lines)
     with translation.override("en"):
         page = client_in.get(reverse("desk:stages", args=[tournament.slug])).content.decode()
@@ -132,7 +140,11 @@ def _open_day(n_lines=12):
         tournament=tournament, order=1, name="Mitchell", kind="mitchell", rounds_planned=2
     )
     danish = Stage.objects.create(
-        tournament=tournament, order=2, name="Danese", kind="danish", rounds_planned=2,
+        tournament=tournament,
+        order=2,
+        name="Danese",
+        kind="danish",
+        rounds_planned=2,
         advance_count=4,
     )
     Stage.objects.create(tournament=tournament, order=3, name="Finale", kind="knockout")
@@ -163,9 +175,7 @@ def test_public_stage_page_shows_the_combined_ranking_that_seeded_the_knockout(c
     section = page[page.index("qualifying-ranking") : page.index("</section>")]
     qualified = re.findall(r'<tr class="qualified">.*?/lines/(\d+)/', section, re.S)
     assert {int(pk) for pk in qualified} == seeded
-    assert [r.line_id for r in pairing.open_standings(danish)][:4] == [
-        int(pk) for pk in qualified
-    ]
+    assert [r.line_id for r in pairing.open_standings(danish)][:4] == [int(pk) for pk in qualified]
     knockout_page = client.get(reverse("public:stage", args=[tournament.slug, knockout.pk]))
     assert "ranking-words" in knockout_page.content.decode()
 

@@ -49,7 +49,7 @@ def test_swiss_round_is_paired_by_the_worker_and_a_refusal_is_shown(eager, desk)
     # round 2 while round 1 has no result: the worker refuses, the desk says why
     client.post(pair)
     refused = PairingJob.objects.filter(stage=stage).order_by("-pk").first()
-    assert refused.state == PairingJob.State.FAILED and "Round 1" in refused.message or (
+    assert (refused.state == PairingJob.State.FAILED and "Round 1" in refused.message) or (
         "turno 1" in refused.message.lower()
     )
     page = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()

@@ -253,8 +253,10 @@ class StageSerializer(serializers.ModelSerializer):
         extra_kwargs = {
             "order": {
                 "required": False,
-                "help_text": _("Place in the day, 1 first (default: last); changing it moves "
-                "the stage among those not started."),
+                "help_text": _(
+                    "Place in the day, 1 first (default: last); changing it moves "
+                    "the stage among those not started."
+                ),
             },
             "name": {"required": False},
         }

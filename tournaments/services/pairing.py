@@ -72,9 +72,7 @@ def chain_stages(stage) -> list[Stage]:
     """The stages whose rounds count for this stage's pairing: itself and, with ``carry_over``,
     the Danish/Swiss/Mitchell stages right before it (a Mitchell stage counts only itself).
     The rule is ``stages.counted_stages`` (the desk says it in words from the same function)."""
-    earlier = list(
-        Stage.objects.filter(tournament_id=stage.tournament_id, order__lt=stage.order)
-    )
+    earlier = list(Stage.objects.filter(tournament_id=stage.tournament_id, order__lt=stage.order))
     return counted_stages(stage, earlier)
 
 

@@ -166,9 +166,7 @@ def move_stage(stage: Stage, position: int, *, user=None) -> Stage:
     floor = _last_started_index(stages) + 1
     index = max(0, min(position - 1, len(stages)))
     if index < floor:
-        raise StageError(
-            _("A stage not started cannot go before one that has started.")
-        )
+        raise StageError(_("A stage not started cannot go before one that has started."))
     stages.insert(index, current)
     before = current.order
     _renumber(stages)
@@ -328,9 +326,11 @@ def qualification_sentence(stage: Stage, stages: list[Stage]) -> str:
         counted = counted_stages(stage, stages)
         if stage.advance_count:
             if len(counted) > 1:
-                return _(
-                    "The top %(n)d of the combined ranking of %(stages)s seed “%(next)s”."
-                ) % {"n": stage.advance_count, "stages": _names(counted), "next": nxt.name}
+                return _("The top %(n)d of the combined ranking of %(stages)s seed “%(next)s”.") % {
+                    "n": stage.advance_count,
+                    "stages": _names(counted),
+                    "next": nxt.name,
+                }
             return _("The top %(n)d of the ranking of “%(stage)s” seed “%(next)s”.") % {
                 "n": stage.advance_count,
                 "stage": stage.name,
