@@ -15,8 +15,11 @@ from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from scopa.presets import PRESETS
+from tournaments.algorithms import swiss
 from tournaments.models import DeckStyle, Entry, Stage, TieBreak
 from tournaments.services import presets as preset_service
+from tournaments.services import stages as stage_service
+from tournaments.services.stages import DayShape
 
 logger = logging.getLogger(__name__)
 
@@ -74,10 +77,20 @@ TIEBREAK_HELP = {
 
 
 FORMATS = [
-    ("groups_knockout", _("Groups, then a knock-out")),
+    ("groups_knockout", _("Groups, then a knock-out (as at the Valliadi)")),
     ("groups", _("Groups only (round robin)")),
     ("knockout", _("Knock-out only")),
+    ("open", _("Open day: Mitchell rounds, Danish rounds, then a knock-out")),
+    ("swiss_knockout", _("Swiss rounds, then a knock-out")),
 ]
+
+
+def swiss_cap_help():
+    """The Swiss cap, said before a Swiss stage is built (with what to use instead)."""
+    return _(
+        "A Swiss stage pairs at most %(max)d lines: beyond that the FIDE Dutch pairing takes "
+        "minutes a round. For a larger open choose Danish rounds, which pair any number at once."
+    ) % {"max": swiss.MAX_LINES}
 
 
 class TournamentWizardForm(forms.Form):
@@ -126,6 +139,42 @@ class TournamentWizardForm(forms.Form):
     third_place_match = forms.BooleanField(
         label=_("Third-place match in the knock-out"), required=False, initial=True
     )
+    mitchell_rounds = forms.IntegerField(
+        label=_("Mitchell rounds"),
+        min_value=1,
+        max_value=30,
+        initial=3,
+        required=False,
+        help_text=_("Open day: rounds of the Mitchell movement that opens it."),
+    )
+    danish_rounds = forms.IntegerField(
+        label=_("Danish rounds"),
+        min_value=1,
+        max_value=30,
+        initial=3,
+        required=False,
+        help_text=_(
+            "Open day: Danish rounds after the Mitchell; the Mitchell score is carried over."
+        ),
+    )
+    swiss_rounds = forms.IntegerField(
+        label=_("Swiss rounds"),
+        min_value=1,
+        max_value=30,
+        initial=5,
+        required=False,
+    )
+    knockout_size = forms.TypedChoiceField(
+        label=_("Lines in the knock-out"),
+        coerce=int,
+        choices=[(4, "4"), (8, "8"), (16, "16"), (32, "32")],
+        initial=8,
+        required=False,
+        empty_value=None,
+        help_text=_(
+            "Open day and Swiss: the top lines of the combined ranking seed the knock-out."
+        ),
+    )
 
     def __init__(self, *args, preset="", **kwargs):
         super().__init__(*args, **kwargs)
@@ -138,6 +187,7 @@ class TournamentWizardForm(forms.Form):
         self.variant = chosen["variant"]
         self.fields["preset"].initial = self.preset_slug
         self.fields["start_date"].initial = datetime.date.today()
+        self.fields["swiss_rounds"].help_text = swiss_cap_help()
         self.fields["seats_per_line"].initial = chosen["seats_per_line"]
         self.fields["deck_style"].initial = chosen["deck_style"]
         if chosen.get("time_limit_s"):
@@ -184,7 +234,16 @@ class TournamentWizardForm(forms.Form):
         return [self[name] for name in names] + [self[f] for _n, f in self.option_names]
 
     def format_fields(self):
-        return [self[name] for name in ("format", "double_round_robin", "third_place_match")]
+        names = (
+            "format",
+            "double_round_robin",
+            "mitchell_rounds",
+            "danish_rounds",
+            "swiss_rounds",
+            "knockout_size",
+            "third_place_match",
+        )
+        return [self[name] for name in names]
 
     def tiebreak_bound_fields(self):
         return [self[name] for name in self.tiebreak_fields]
@@ -224,25 +283,17 @@ class TournamentWizardForm(forms.Form):
         }
 
     def stages(self):
+        """The day's stages from the chosen format (``tournaments.services.stages``)."""
         data = self.cleaned_data
-        stages = []
-        if data["format"] in ("groups_knockout", "groups"):
-            stages.append(
-                {
-                    "name": str(_("Groups")),
-                    "kind": Stage.Kind.ROUND_ROBIN,
-                    "double_round_robin": data.get("double_round_robin", False),
-                }
-            )
-        if data["format"] in ("groups_knockout", "knockout"):
-            stages.append(
-                {
-                    "name": str(_("Knock-out")),
-                    "kind": Stage.Kind.KNOCKOUT,
-                    "third_place_match": data.get("third_place_match", False),
-                }
-            )
-        return stages
+        shape = DayShape(
+            groups_double=data.get("double_round_robin", False),
+            mitchell_rounds=data.get("mitchell_rounds") or 3,
+            danish_rounds=data.get("danish_rounds") or 3,
+            swiss_rounds=data.get("swiss_rounds") or 5,
+            knockout=data.get("knockout_size") or 8,
+            third_place_match=data.get("third_place_match", False),
+        )
+        return stage_service.day_stages(data["format"], shape)
 
 
 # --------------------------------------------------------------------------- lines
@@ -354,3 +405,47 @@ class ImportLinesForm(forms.Form):
             header = ["linea"] + [f"giocatore {n}" for n in range(1, tournament.seats_per_line + 1)]
             text = "\t".join(header) + "\n" + text
         return io.StringIO(text).read()
+
+
+# --------------------------------------------------------------------------- stages
+
+
+class StageForm(forms.ModelForm):
+    """A stage's settings before it starts; saved by ``tournaments.services.stages``."""
+
+    stage_tiebreaks = forms.MultipleChoiceField(
+        label=_("Stage tie-breaks"),
+        choices=TieBreak.choices,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Danish, Swiss, Mitchell: empty means the tournament's tie-breaks."),
+    )
+
+    class Meta:
+        model = Stage
+        fields = [name for name in stage_service.EDITABLE_FIELDS if name != "stage_tiebreaks"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["name"].required = False
+        self.fields["name"].help_text = _("Empty: the kind's name.")
+        self.fields["kind"].help_text = swiss_cap_help()
+        if self.instance.pk:
+            self.fields["stage_tiebreaks"].initial = self.instance.stage_tiebreaks
+
+    def _post_clean(self):
+        # the service validates the whole stage (with the tournament) when it saves
+        pass
+
+    def service_fields(self):
+        data = dict(self.cleaned_data)
+        return {name: data[name] for name in stage_service.EDITABLE_FIELDS if name in data}
+
+
+class NewStageForm(StageForm):
+    position = forms.IntegerField(
+        label=_("Place in the day"),
+        min_value=1,
+        required=False,
+        help_text=_("1 for the first stage; empty: after the last one."),
+    )

@@ -91,6 +91,8 @@ def stage_page(request, slug, stage_id):
                 "tables": tables,
                 "rounds": sel.stage_rounds(stage),
                 "directions": sel.direction_tables(stage, tables),
+                "ranking": sel.qualifying_ranking(stage, tournament),
+                "words": sel.stage_words(stage, tournament),
             },
         )
 
@@ -174,7 +176,13 @@ def _bracket_fragment(tournament, stage):
     )
     return render_to_string(
         "public/_bracket.html",
-        {"tournament": tournament, "stage": stage, "svg": svg, "matches": matches},
+        {
+            "tournament": tournament,
+            "stage": stage,
+            "svg": svg,
+            "matches": matches,
+            "words": sel.stage_words(stage, tournament),
+        },
     )
 
 

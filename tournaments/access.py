@@ -155,6 +155,22 @@ def link_may_act(link, match: Match) -> bool:
     return match.round.stage.tournament_id == link.tournament_id
 
 
+def can_invite(user, tournament) -> bool:
+    """Invitations bring new holders of a role: whoever may grant roles may invite."""
+    return can_manage(user, tournament, Action.MANAGE_ROLES)
+
+
+def invitation_usable(invitation, now) -> bool:
+    """An invitation link is a credential, like a private link: it grants its one role in its
+    one tournament, once, until it expires or is withdrawn; whoever holds it may use it."""
+    return bool(
+        invitation is not None
+        and invitation.used_at is None
+        and invitation.revoked_at is None
+        and invitation.expires_at > now
+    )
+
+
 def can_submit_record(user, match: Match) -> bool:
     """A match's record is submitted by its own players, by whoever enters results, and by
     whoever decides disputed records."""

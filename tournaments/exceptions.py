@@ -64,6 +64,20 @@ class RoleError(TournamentError):
     default_message = _("The role was not changed.")
 
 
+class StageError(ScheduleError):
+    """A stage that cannot be added, changed, moved or removed as asked (it has started, or its
+    settings do not hold); nothing was changed."""
+
+    default_message = _("The stage was not changed.")
+
+
+class InvitationError(RoleError):
+    """An invitation link that is unknown, used, withdrawn or expired, or an account that cannot
+    be made from it; nothing was changed."""
+
+    default_message = _("This invitation link is no longer valid.")
+
+
 class PairingError(ScheduleError):
     """A Danish, Swiss or Mitchell round that cannot be paired (or re-paired) now."""
 
@@ -110,6 +124,17 @@ class RoundNotStarted(RefusalWithStatus):
 
     def as_dict(self) -> dict:
         return {"code": "round_not_started", "message": str(self), "field": None}
+
+
+class StageStarted(StageError, RefusalWithStatus):
+    """A change to a stage that has started (it has rounds): its kind and place are history
+    (API: 409 Conflict); nothing was changed."""
+
+    status = 409
+    default_message = _("The stage has started: it can no longer be changed.")
+
+    def as_dict(self) -> dict:
+        return {"code": "stage_started", "message": str(self), "field": None}
 
 
 class VersionRequired(ResultError):

@@ -958,6 +958,96 @@ class TournamentRole(models.Model):
         return f"{self.user} – {self.get_role_display()} – {self.tournament}"
 
 
+class PairingJob(models.Model):
+    """A round paired in a Celery worker (pairings that can take over a second, e.g. Swiss):
+    the desk shows its state while it runs and its refusal if it fails."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", _("Waiting for a worker")
+        RUNNING = "running", _("Pairing")
+        DONE = "done", _("Paired")
+        FAILED = "failed", _("Refused")
+
+    stage = models.ForeignKey(
+        Stage, on_delete=models.CASCADE, related_name="pairing_jobs", verbose_name=_("stage")
+    )
+    state = models.CharField(_("state"), max_length=10, choices=State.choices, default=State.QUEUED)
+    message = models.TextField(_("message"), blank=True)
+    round = models.ForeignKey(
+        "Round",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("round"),
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("requested by"),
+    )
+    created_at = models.DateTimeField(_("requested at"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started at"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("pairing job")
+        verbose_name_plural = _("pairing jobs")
+        ordering = ["stage", "-created_at"]
+
+    def __str__(self):
+        return f"{self.stage} – {self.get_state_display()}"
+
+
+class Invitation(models.Model):
+    """A one-time, expiring link by which an organizer brings a co-organizer, scorer or referee
+    in: whoever opens it chooses a user name and a password and gets the role. Only the token's
+    SHA-256 is stored (the link is shown once to the organizer who made it)."""
+
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="invitations",
+        verbose_name=_("tournament"),
+    )
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices)
+    note = models.CharField(
+        _("for"), max_length=120, blank=True, help_text=_("Who it is for, as a reminder.")
+    )
+    token_hash = models.CharField(_("token hash"), max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("invited by"),
+    )
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    expires_at = models.DateTimeField(_("expires at"))
+    used_at = models.DateTimeField(_("used at"), null=True, blank=True)
+    used_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("account made"),
+    )
+    revoked_at = models.DateTimeField(_("withdrawn at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
+        ordering = ["tournament", "-created_at"]
+
+    def __str__(self):
+        return f"{self.get_role_display()} – {self.tournament}"
+
+
 class RoleHolders:
     """The users with one role in one tournament, with ``add``/``remove`` like a related set."""
 

@@ -21,9 +21,13 @@ from tournaments.access import (
     visible_players,
     visible_tournaments,
 )
+from tournaments.algorithms import swiss
 from tournaments.models import (
     ChangeLog,
+    Entry,
     Group,
+    Invitation,
+    Line,
     LineMember,
     Match,
     MatchResult,
@@ -510,3 +514,163 @@ def pending_decisions(tournament, limit=200):
         .select_related("match__home", "match__away", "match__round__stage", "author")
         .order_by("created_at", "id")[:limit]
     )
+
+
+def stage_sequence(tournament):
+    """The day's stages in order (the desk's sequence page says each one in words)."""
+    return list(Stage.objects.filter(tournament=tournament).order_by("order"))
+
+
+def swiss_cap_warning(stage) -> str:
+    """Said before a Swiss stage is built: more lines than the Swiss pairing takes, and what to
+    use instead ("" when the stage is fine)."""
+    if stage.kind != Stage.Kind.SWISS or stage.status == Stage.Status.CLOSED:
+        return ""
+    lines = Entry.objects.filter(tournament_id=stage.tournament_id, withdrawn=False).count()
+    if lines <= swiss.MAX_LINES:
+        return ""
+    return _(
+        "%(n)d lines are entered, and a Swiss stage pairs at most %(max)d (the FIDE Dutch "
+        "pairing would take minutes a round): make this stage Danish, which pairs any number."
+    ) % {"n": lines, "max": swiss.MAX_LINES}
+
+
+@dataclass
+class QualifyingRanking:
+    """The ranking a Danish/Swiss/Mitchell stage pairs and qualifies by (over its carry-over
+    chain), with the words that say which ranking it is and the lines it sends on."""
+
+    words: str
+    combined: bool
+    rows: list = field(default_factory=list)  # dicts: rank, line, vp, played, byes, goes_on
+    going_on: int = 0
+    next_stage: Any = None
+
+
+def _bracket_size(knockout) -> int:
+    """Lines drawn in a knock-out's first round (0 before it is drawn)."""
+    first = Match.objects.filter(round__stage=knockout, round__number=1)
+    return len({line for pair in first.values_list("home_id", "away_id") for line in pair if line})
+
+
+def qualifying_ranking(stage, tournament) -> QualifyingRanking | None:
+    """``pairing.open_standings`` (what ``close_stage`` seeds a knock-out from), as rows."""
+    from tournaments.services import pairing
+    from tournaments.services import stages as stage_service
+
+    if not stage.is_paired_by_round:
+        return None
+    stage.tournament = tournament
+    day = stage_sequence(tournament)
+    ranked = pairing.open_standings(stage)
+    lines = Line.objects.in_bulk([row.line_id for row in ranked])
+    following = [s for s in day if s.order > stage.order]
+    nxt = min(following, key=lambda s: s.order) if following else None
+    going_on = 0
+    if nxt is not None and nxt.is_knockout:
+        # the count set on the stage, or the one the organizer gave when closing it
+        going_on = stage.advance_count or _bracket_size(nxt)
+    rows = [
+        {
+            "rank": row.rank,
+            "line": lines[row.line_id],
+            "vp": row.vp,
+            "played": row.played,
+            "byes": row.byes,
+            "goes_on": row.rank <= going_on,
+        }
+        for row in ranked
+    ]
+    return QualifyingRanking(
+        words=stage_service.ranking_sentence(stage, day),
+        combined=len(stage_service.counted_stages(stage, day)) > 1,
+        rows=rows,
+        going_on=going_on,
+        next_stage=nxt,
+    )
+
+
+def stage_words(stage, tournament) -> str:
+    """What a stage's page shows, in words: which ranking, or where a bracket's lines came
+    from."""
+    from tournaments.services import stages as stage_service
+
+    day = stage_sequence(tournament)
+    if not stage.is_knockout:
+        return stage_service.ranking_sentence(stage, day)
+    earlier = [s for s in day if s.order < stage.order]
+    if not earlier:
+        return _("The bracket is drawn from the lines' seeds.")
+    previous = max(earlier, key=lambda s: s.order)
+    return stage_service.qualification_sentence(previous, day)
+
+
+def open_invitations(tournament):
+    """Invitations of ``tournament`` not used nor withdrawn (expired ones are said so)."""
+    from django.utils import timezone
+
+    now = timezone.now()
+    rows = list(
+        Invitation.objects.filter(tournament=tournament, used_at__isnull=True, revoked_at=None)
+        .select_related("created_by")
+        .order_by("-created_at")
+    )
+    for row in rows:
+        row.expired = row.expires_at <= now  # type: ignore[attr-defined]
+    return rows
+
+
+@dataclass
+class MovementCard:
+    """One line's way through a Mitchell movement: ``rows`` of (round, table, direction,
+    opponent name or ``None`` for a bye)."""
+
+    line: Any
+    start: str
+    rows: list = field(default_factory=list)
+
+
+def movement_cards(stage) -> list[MovementCard]:
+    """Per line of a Mitchell stage (once round 1 set its start order): its table and
+    direction in every round of the movement (``algorithms.mitchell``, as the pairing seats
+    them), and whom it meets there."""
+    from tournaments.algorithms import mitchell
+    from tournaments.services.pairing import open_group
+
+    if stage.kind != Stage.Kind.MITCHELL:
+        return []
+    group = open_group(stage)
+    if group is None:
+        return []
+    members = list(group.members.select_related("line").order_by("position"))
+    order = [m.line_id for m in members]
+    if len(order) < 2:
+        return []
+    names = {m.line_id: m.line for m in members}
+    rounds = stage.rounds_planned or mitchell.table_count(len(order))
+    rounds = min(rounds, mitchell.table_count(len(order)))
+    schedule = mitchell.mitchell_schedule(order, rounds=rounds, arrow_switch=stage.arrow_switch)
+    label = {
+        mitchell.Direction.NORTH_SOUTH: _("North-South"),
+        mitchell.Direction.EAST_WEST: _("East-West"),
+    }
+    starts = mitchell.directions(order)
+    cards = {
+        line: MovementCard(
+            names[line],
+            _("table %(table)d, %(direction)s")
+            % {"table": starts[line].table, "direction": label[starts[line].direction]},
+        )
+        for line in order
+    }
+    for number, tables in enumerate(schedule, start=1):
+        for table in tables:
+            for line, other, direction in (
+                (table.ns, table.ew, mitchell.Direction.NORTH_SOUTH),
+                (table.ew, table.ns, mitchell.Direction.EAST_WEST),
+            ):
+                if line is None:
+                    continue
+                opponent = names[other].name if other is not None else None
+                cards[line].rows.append((number, table.table, label[direction], opponent))
+    return [cards[line] for line in order]

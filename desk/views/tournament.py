@@ -14,7 +14,7 @@ from django.db import transaction
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from games import selectors as record_selectors
 from games import services as record_services
@@ -60,9 +60,12 @@ def tournament_desk(request, slug):
     rounds: dict[int, list[Round]] = {}
     for round_ in sel.rounds_of(tournament):
         rounds.setdefault(round_.stage_id, []).append(round_)
+    from tournaments.services import pairing_jobs
+
     for stage in stages:
         stage.round_list = rounds.get(stage.pk, [])
         stage.missing = _missing_from_last_round(stage)
+        stage.pairing_job = pairing_jobs.desk_state(stage) if stage.is_paired_by_round else None
     context = {
         "tournament": tournament,
         "stages": stages,
@@ -192,10 +195,23 @@ def close_stage(request, slug, stage_id):
 @require_POST
 def pair_round(request, slug, stage_id):
     """Danish, Swiss, Mitchell: pair the next round from the standings after the last one."""
-    from tournaments.services import pairing
+    from tournaments.services import pairing, pairing_jobs
 
     tournament = desk_tournament(request, slug, Action.RUN_STAGES)
     stage = sel.get_stage(tournament, stage_id)
+    if pairing_jobs.in_worker(stage):
+        # a pairing that can take over a second never runs inside the request
+        try:
+            pairing_jobs.request_round(stage, user=request.user)
+        except TournamentError as error:
+            messages.error(request, str(error))
+        else:
+            messages.info(
+                request,
+                _("The next round of “%(stage)s” is being paired; this page shows when it is.")
+                % {"stage": stage.name},
+            )
+        return redirect("desk:tournament", slug=tournament.slug)
     try:
         round_row = pairing.pair_next_round(stage, user=request.user)
     except TournamentError as error:
@@ -284,11 +300,38 @@ def print_round(request, slug, round_id):
             "missing_links": missing_links,
             "may": desk_rights(request.user, tournament),
             "byes": byes,
+            "bye_vp": _bye_vp(round_.stage) if byes else None,
             "categories": [(c, _category_label(c)) for c in categories],
             "sheet_rows": range(
                 1, 8 if tournament.end_rule == "target" else tournament.end_value + 4
             ),
         },
+    )
+
+
+def _bye_vp(stage):
+    """The VP a bye gets in ``stage``, printed on the bye's card (``None`` if it cannot be
+    said: a VP table missing)."""
+    from tournaments.services import results
+
+    try:
+        return results.bye_score(stage)[0]
+    except ResultError:
+        return None
+
+
+@desk_login_required
+@require_safe
+def movement_cards(request, slug, stage_id):
+    """A Mitchell stage's movement cards: per line, its table and direction in every round,
+    and whom it meets, laid out for printing (one card a line)."""
+    tournament = desk_tournament(request, slug)
+    stage = sel.get_stage(tournament, stage_id)
+    cards = sel.movement_cards(stage)
+    return render(
+        request,
+        "desk/movement_cards.html",
+        {"tournament": tournament, "stage": stage, "cards": cards},
     )
 
 

@@ -63,6 +63,8 @@ class Side:
     submission: object
     endpoint: object = None  # a webhook endpoint and one of its deliveries
     delivery: object = None
+    invitation: object = None  # an invitation not used yet, and its token (the credential)
+    invite_token: str = ""
     by_model: dict = field(default_factory=dict)
 
 
@@ -97,6 +99,9 @@ def _side(tournament, role, submitter):
     side.delivery = Delivery.objects.create(
         endpoint=side.endpoint, tournament=tournament, event="result.in_force", body="{}"
     )
+    from tournaments.services import invitations
+
+    side.invitation, side.invite_token = invitations.invite(tournament, Role.SCORER)
     side.by_model = {
         "tournament": tournament,
         "stage": stage,

@@ -250,6 +250,18 @@ class StageSerializer(serializers.ModelSerializer):
             "groups",
         ]
         read_only_fields = ["status"]
+        extra_kwargs = {
+            "order": {
+                "required": False,
+                "help_text": _(
+                    "Place in the day, 1 first (default: last); changing it moves "
+                    "the stage among those not started."
+                ),
+            },
+            "name": {"required": False},
+        }
+        # the order is kept gap-free by tournaments.services.stages, not by a uniqueness check
+        validators: list = []
 
     stage_tiebreaks = serializers.ListField(
         child=serializers.ChoiceField(choices=TieBreak.choices),

@@ -24,6 +24,7 @@ from tournaments.api.permissions import (
 from tournaments.exceptions import RoundNotStarted
 from tournaments.models import Entry, Group, Line, Match, ResultVersion, Role, Round, Stage
 from tournaments.services import duplicate, pairing, roles, schedule, standings
+from tournaments.services import stages as stage_service
 
 logger = logging.getLogger(__name__)
 
@@ -78,9 +79,20 @@ class TournamentViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOn
         return Response(serializers.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
 
-class StageViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+class StageViewSet(
+    ApiErrorsMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.ReadOnlyModelViewSet,
+):
+    """A tournament's stages; its organizers add, change, reorder (``order``) and remove the
+    stages not started (``tournaments.services.stages``; a started one answers 409)."""
+
     serializer_class = serializers.StageSerializer
     filterset_class = filters.StageFilter
+    # a stage is changed field by field (PATCH); a whole-stage PUT would also reset its kind
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
 
     def get_queryset(self):
         return (
@@ -89,13 +101,45 @@ class StageViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOnlyMod
             .order_by("tournament_id", "order")
         )
 
+    def _check_organizer(self, tournament):
+        if not is_organizer(self.request.user, tournament):
+            raise PermissionDenied(_("Only the tournament's organizers may change stages."))
+
     def perform_create(self, serializer):
-        tournament = serializer.validated_data["tournament"]
+        data = dict(serializer.validated_data)
+        tournament = data.pop("tournament")
         if not visible_tournaments(self.request.user).filter(pk=tournament.pk).exists():
             raise NotFound()
-        if not is_organizer(self.request.user, tournament):
-            raise PermissionDenied(_("Only the tournament's organizers may add stages."))
-        serializer.save()
+        self._check_organizer(tournament)
+        position = data.pop("order", None)
+        serializer.instance = stage_service.add_stage(
+            tournament, user=self.request.user, position=position, **data
+        )
+
+    def update(self, request, *args, **kwargs):
+        """Who may not change the stage hears so before their data is checked."""
+        self._check_organizer(self.get_object().tournament)
+        return super().update(request, *args, **kwargs)
+
+    def perform_update(self, serializer):
+        stage = serializer.instance
+        self._check_organizer(stage.tournament)
+        data = dict(serializer.validated_data)
+        if "tournament" in data and data.pop("tournament").pk != stage.tournament_id:
+            from rest_framework.exceptions import ValidationError
+
+            raise ValidationError({"tournament": _("A stage cannot move to another tournament.")})
+        position = data.pop("order", None)
+        with transaction.atomic():
+            if data:
+                stage = stage_service.update_stage(stage, user=self.request.user, **data)
+            if position is not None and position != stage.order:
+                stage = stage_service.move_stage(stage, position, user=self.request.user)
+        serializer.instance = Stage.objects.prefetch_related("groups").get(pk=stage.pk)
+
+    def perform_destroy(self, instance):
+        self._check_organizer(instance.tournament)
+        stage_service.remove_stage(instance, user=self.request.user)
 
     @extend_schema(
         request=serializers.GenerateSerializer,

@@ -45,6 +45,7 @@ from tournaments.models import (
     Stage,
 )
 from tournaments.services import changelog, results
+from tournaments.services.stages import counted_stages
 from tournaments.services.standings import played_matches
 from tournaments.signals import results_changed
 
@@ -69,19 +70,10 @@ class OpenStanding:
 
 def chain_stages(stage) -> list[Stage]:
     """The stages whose rounds count for this stage's pairing: itself and, with ``carry_over``,
-    the Danish/Swiss/Mitchell stages right before it (a Mitchell stage counts only itself)."""
-    chain = [stage]
-    if not stage.carry_over or stage.kind == Stage.Kind.MITCHELL:
-        return chain
-    for earlier in Stage.objects.filter(
-        tournament_id=stage.tournament_id, order__lt=stage.order
-    ).order_by("-order"):
-        if earlier.kind not in PAIRED_BY_ROUND:
-            break
-        chain.append(earlier)
-        if not earlier.carry_over or earlier.kind == Stage.Kind.MITCHELL:
-            break
-    return list(reversed(chain))
+    the Danish/Swiss/Mitchell stages right before it (a Mitchell stage counts only itself).
+    The rule is ``stages.counted_stages`` (the desk says it in words from the same function)."""
+    earlier = list(Stage.objects.filter(tournament_id=stage.tournament_id, order__lt=stage.order))
+    return counted_stages(stage, earlier)
 
 
 def _chain_rows(stages):

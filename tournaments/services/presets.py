@@ -17,13 +17,13 @@ from tournaments.models import (
     DeckStyle,
     EndRule,
     Role,
-    Stage,
     TieBreak,
     Tournament,
     Variant,
     VPTable,
 )
 from tournaments.services import changelog, roles
+from tournaments.services import stages as stage_service
 
 logger = logging.getLogger(__name__)
 
@@ -98,8 +98,8 @@ def create_tournament_from_preset(
     """Create a tournament with a preset's rules; ``overrides`` set other model fields (venue,
     end_date, is_public …).
 
-    ``stages``: optional ``[{"name", "kind", "double_round_robin", "third_place_match"}]``;
-    stages get orders 1, 2, … in the given order.
+    ``stages``: optional ``[{"name", "kind", …}]`` (any of ``stages.EDITABLE_FIELDS``, e.g.
+    from ``stages.day_stages``); stages get orders 1, 2, … in the given order.
     """
     preset = load_presets().get(preset_slug)
     if preset is None:
@@ -130,14 +130,7 @@ def create_tournament_from_preset(
     )
     if user is not None and getattr(user, "is_authenticated", False):
         roles.grant(tournament, user, Role.ORGANIZER, by=user)
-    for order, stage in enumerate(stages or [], start=1):
-        Stage.objects.create(
-            tournament=tournament,
-            order=order,
-            name=stage["name"],
-            kind=stage["kind"],
-            double_round_robin=stage.get("double_round_robin", False),
-            third_place_match=stage.get("third_place_match", False),
-        )
+    for fields in stages or []:
+        stage_service.add_stage(tournament, user=user, **fields)
     changelog.record(tournament, "tournament.created", user=user, preset=preset_slug)
     return tournament
