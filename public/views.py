@@ -28,25 +28,38 @@ def _page(request, tournament, name, build, *args, extra=None):
     """Serve a cached fragment: whole page, or the fragment alone for htmx; ETag aware.
 
     ``build()`` returns ``(title, html)``; it does every lookup itself (raising 404), so a
-    cached page costs only the tournament query.
+    cached page costs only the tournament query; an anonymous visitor's next request for the
+    same page is served from the cache without it (``caching.from_cache``).
     """
-    etag = caching.etag_for(tournament, request)
+    stamp = caching.stamp_of(tournament)
+    etag = caching.etag_for(stamp, request)
     if caching.not_modified(request, etag):
-        return caching.mark_cacheable(HttpResponseNotModified(), etag)
-    title, fragment = caching.cached_fragment(tournament, name, build, *args)
+        return caching.mark_cacheable(HttpResponseNotModified(), etag, stamp.version)
+    fragment = caching.cached_fragment(stamp, name, build, *args)
+    title, html = fragment.value
     if request.headers.get("HX-Request"):
-        response = HttpResponse(fragment)
+        response = HttpResponse(html)
     else:
         context = {
             "tournament": tournament,
-            "fragment": fragment,
+            "fragment": html,
             "page_title": title,
             "live": tournament.status == Tournament.Status.RUNNING,
+            "live_version": fragment.version,
+            "live_patch": name in PATCHED_PAGES,
             "poll_seconds": sel.poll_seconds(),
             **(extra or {}),
         }
         response = render(request, "public/page.html", context)
-    return caching.mark_cacheable(response, etag)
+    if not fragment.fresh:
+        return caching.mark_not_cacheable(response, fragment.version)
+    caching.keep_answer(request, stamp, etag, response)
+    return caching.mark_cacheable(response, etag, stamp.version)
+
+
+# Pages whose live content is only match rows, which a pushed result replaces in place
+# (``public.rows``); every other live page fetches itself when a result is pushed.
+PATCHED_PAGES = {"round"}
 
 
 @require_safe
@@ -56,6 +69,7 @@ def tournament_list(request):
 
 
 @require_safe
+@caching.from_cache
 def tournament_home(request, slug):
     tournament = sel.public_tournament(slug, request.user)
 
@@ -74,6 +88,7 @@ def tournament_home(request, slug):
 
 
 @require_safe
+@caching.from_cache
 def stage_page(request, slug, stage_id):
     """A round-robin stage: every group's standings; a knock-out stage: its bracket."""
     tournament = sel.public_tournament(slug, request.user)
@@ -98,6 +113,7 @@ def stage_page(request, slug, stage_id):
 
 
 @require_safe
+@caching.from_cache
 def group_page(request, slug, group_id):
     tournament = sel.public_tournament(slug, request.user)
 
@@ -114,6 +130,7 @@ def group_page(request, slug, group_id):
 
 
 @require_safe
+@caching.from_cache
 def round_page(request, slug, round_id):
     tournament = sel.public_tournament(slug, request.user)
 
@@ -179,6 +196,7 @@ def _bracket_fragment(tournament, stage):
 
 
 @require_safe
+@caching.from_cache
 def match_page(request, slug, match_id):
     tournament = sel.public_tournament(slug, request.user)
 
