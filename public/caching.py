@@ -86,8 +86,20 @@ def stamp_of(tournament):
             )
         ),
     )
-    cache.set(_stamp_key(tournament.slug), stamp, STAMP_RECHECK_S)
+    seconds = stamp_seconds()
+    if seconds:
+        cache.set(_stamp_key(tournament.slug), stamp, seconds)
     return stamp
+
+
+def stamp_seconds():
+    """How long a stamp is trusted: ``PAGES_STAMP_SECONDS``, by default STAMP_RECHECK_S with a
+    shared cache and 0 (ask the database each time) with locmem, which each process keeps
+    apart: a worker that did not make the change would not forget its stamp."""
+    configured = getattr(settings, "PAGES_STAMP_SECONDS", None)
+    if configured is not None:
+        return configured
+    return 0 if settings.CACHES["default"]["BACKEND"].endswith("LocMemCache") else STAMP_RECHECK_S
 
 
 def forget_stamp(tournament_id):
@@ -186,6 +198,13 @@ def answer_from_cache(request, slug):
     etag = etag_for(stamp, request)
     if not_modified(request, etag):
         return mark_cacheable(HttpResponseNotModified(), etag, stamp.version)
+    return kept_answer(request, stamp, etag)
+
+
+def kept_answer(request, stamp, etag):
+    """The whole answer kept for this ETag, or None."""
+    if not (_anonymous(request) and stamp.public):
+        return None
     kept = cache.get(_answer_key(etag))
     if kept is None:
         return None

@@ -35,6 +35,9 @@ def _page(request, tournament, name, build, *args, extra=None):
     etag = caching.etag_for(stamp, request)
     if caching.not_modified(request, etag):
         return caching.mark_cacheable(HttpResponseNotModified(), etag, stamp.version)
+    kept = caching.kept_answer(request, stamp, etag)
+    if kept is not None:  # the stamp from the database, the rest from the cache
+        return kept
     fragment = caching.cached_fragment(stamp, name, build, *args)
     title, html = fragment.value
     if request.headers.get("HX-Request"):

@@ -20,6 +20,14 @@ from tournaments.services import results
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def _stamps_kept(settings):
+    """One process here: its stamps may be kept as with a shared cache (the default with
+    locmem is to ask the database each time, see caching.stamp_seconds)."""
+    settings.PAGES_STAMP_SECONDS = caching.STAMP_RECHECK_S
+
+
 TOKEN = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 
 
@@ -54,6 +62,22 @@ def test_an_anonymous_page_comes_from_the_cache_without_a_query(
     assert after["ETag"] != first["ETag"] and after["X-Live-Version"] == "1"
     row = re.search(rf'<tr id="m-{match.pk}".*?</tr>', after.content.decode(), re.S).group(0)
     assert "12 – 7" in row and 'class="done"' in row
+
+
+def test_with_locmem_the_stamp_comes_from_the_database_and_the_rest_from_the_cache(
+    client, settings
+):
+    """Several workers with locmem each keep their own cache: a worker that did not make a
+    change would serve its stamp for seconds. There the stamp is read each time (one query)."""
+    settings.PAGES_STAMP_SECONDS = None
+    tournament = build_tournament(4, slug="locale", play=False, knockout=False)
+    round_, url = _round_url(tournament)
+    client.get(url)
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(url)
+    assert len(queries) == 1 and again.status_code == 200
+    results.enter_result(_playable(round_), deals((5, 2), (3, 4), (4, 1)))  # no commit hook
+    assert "12 – 7" in client.get(url).content.decode()
 
 
 def test_a_page_from_the_cache_carries_a_token_that_works_for_its_visitor():
