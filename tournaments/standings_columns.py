@@ -1,9 +1,9 @@
 """The columns of a standings row, listed once: the export's JSON and CSV, the API and the pages
 read their totals from here, in this order.
 
-Each column is a total the standings service computes for a line (``services.standings``'s
-``StandingRow`` has one attribute per key); the tie-break values that follow them on a page are
-the tournament's own choice (``TieBreak``) and are not columns here.
+Each column is a total the standings algorithm computes for a line
+(``algorithms.standings.StandingRow`` has one attribute per key); the tie-break values that
+follow them on a page are the tournament's own choice (``TieBreak``) and are not columns here.
 """
 
 from __future__ import annotations

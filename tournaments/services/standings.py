@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from tournaments.algorithms import standings as algo
@@ -34,27 +34,26 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-@dataclass
-class StandingRow:
-    """A line's place in its group, with one value per tie-break (in the tournament's order)."""
+@dataclass(frozen=True)
+class StandingRow(algo.StandingRow[int]):
+    """The algorithm's row for one line, with the line itself and its start number in the group.
 
-    line: Line
-    rank: int
-    played: int
-    won: int
-    drawn: int
-    lost: int
-    vp: int
-    mp: int
-    points_scored: int
-    points_conceded: int
-    tiebreaks: list[tuple[str, Any]] = field(default_factory=list)
-    shared_rank: bool = False
-    position: int | None = None
+    Every total and tie-break value is the algorithm's own field (one definition of what a
+    standing holds); this row only adds what a page or an export needs to name the line.
+    """
+
+    line: Line = field(kw_only=True)
+    position: int | None = field(default=None, kw_only=True)
+
+    @classmethod
+    def of(cls, ranked: algo.StandingRow[int], line: Line, position: int | None) -> StandingRow:
+        values = {f.name: getattr(ranked, f.name) for f in fields(algo.StandingRow)}
+        return cls(**values, line=line, position=position)
 
     @property
-    def tiebreak_values(self) -> dict[str, Any]:
-        return dict(self.tiebreaks)
+    def tiebreaks(self) -> list[tuple[str, Any]]:
+        """``(tie-break, value)`` in the order the stage ranks by."""
+        return [(str(tb), value) for tb, value in self.tiebreak_values.items()]
 
 
 @dataclass
@@ -171,24 +170,7 @@ def _tables_for(
         ranked = algo.rank_group(
             line_ids, played, tiebreaks, lots_seed=tournament.lots_seed, ratings=ratings
         )
-        rows = [
-            StandingRow(
-                line=lines[row.line_id],
-                rank=row.rank,
-                played=row.played,
-                won=row.won,
-                drawn=row.drawn,
-                lost=row.lost,
-                vp=row.vp,
-                mp=row.mp,
-                points_scored=row.points_scored,
-                points_conceded=row.points_conceded,
-                tiebreaks=[(str(tb), row.tiebreak_values.get(tb)) for tb in tiebreaks],
-                shared_rank=row.shared_rank,
-                position=positions[row.line_id],
-            )
-            for row in ranked
-        ]
+        rows = [StandingRow.of(row, lines[row.line_id], positions[row.line_id]) for row in ranked]
         grid = algo.head_to_head_grid(line_ids, played)
         tables.append(GroupTable(group, rows, grid, [str(tb) for tb in tiebreaks]))
     return tables
