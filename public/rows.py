@@ -12,7 +12,7 @@ import logging
 
 from django.core.cache import cache
 from django.template.loader import get_template
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
 from tournaments import selectors as sel
@@ -95,5 +95,5 @@ def rows_for_push(match_ids) -> list[dict[str, str]]:
     for match in sel.matches_shown(match_ids):
         tournament = match.round.stage.tournament
         (html,) = match_rows(tournament, [match], shows_group(match.round.stage))
-        rows.append({"id": f"m-{match.pk}", "html": str(SafeString(html))})
+        rows.append({"id": f"m-{match.pk}", "html": str(html)})
     return rows

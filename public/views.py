@@ -27,7 +27,9 @@ logger = logging.getLogger(__name__)
 def _page(request, tournament, name, build, *args, extra=None):
     """Serve a cached fragment: whole page, or the fragment alone for htmx; ETag aware.
 
-    ``build()`` returns ``(title, html)``; it does every lookup itself (raising 404), so a
+    ``build()`` returns ``(title, html)``, or ``(title, html, True)`` for a page whose live
+    content is only match rows that a pushed result replaces in place (``public.rows``; every
+    other live page fetches itself). It does every lookup itself (raising 404), so a
     cached page costs only the tournament query; an anonymous visitor's next request for the
     same page is served from the cache without it (``caching.from_cache``).
     """
@@ -39,7 +41,7 @@ def _page(request, tournament, name, build, *args, extra=None):
     if kept is not None:  # the stamp from the database, the rest from the cache
         return kept
     fragment = caching.cached_fragment(stamp, name, build, *args)
-    title, html = fragment.value
+    title, html, *patchable = fragment.value
     if request.headers.get("HX-Request"):
         response = HttpResponse(html)
     else:
@@ -49,7 +51,7 @@ def _page(request, tournament, name, build, *args, extra=None):
             "page_title": title,
             "live": tournament.status == Tournament.Status.RUNNING,
             "live_version": fragment.version,
-            "live_patch": name in PATCHED_PAGES,
+            "live_patch": bool(patchable and patchable[0]),
             "poll_seconds": sel.poll_seconds(),
             **(extra or {}),
         }
@@ -58,11 +60,6 @@ def _page(request, tournament, name, build, *args, extra=None):
         return caching.mark_not_cacheable(response, fragment.version)
     caching.keep_answer(request, stamp, etag, response)
     return caching.mark_cacheable(response, etag, stamp.version)
-
-
-# Pages whose live content is only match rows, which a pushed result replaces in place
-# (``public.rows``); every other live page fetches itself when a result is pushed.
-PATCHED_PAGES = {"round"}
 
 
 @require_safe
@@ -143,7 +140,9 @@ def round_page(request, slug, round_id):
             "public/_round.html",
             {"tournament": tournament, "round": round_, "matches": sel.round_matches(round_)},
         )
-        return f"{round_.stage.name} – {round_}", html
+        # a knock-out result also names a later round's players: those pages fetch themselves
+        patchable = round_.stage.kind != Stage.Kind.KNOCKOUT
+        return f"{round_.stage.name} – {round_}", html, patchable
 
     return _page(request, tournament, "round", build, round_id)
 

@@ -176,3 +176,16 @@ def test_a_pushed_result_carries_its_row_per_language_within_the_budget(monkeypa
     assert 'title="Match details"' not in italian["html"]
     monkeypatch.setattr(patches, "ROW_BYTES_BUDGET", 100)
     assert patches.rows_for([match.pk], "it") is None  # too big: the pages fetch themselves
+
+
+def test_only_a_round_of_rows_that_no_other_result_changes_is_patched_in_place(client):
+    """A knock-out result also fills a later round's match: such a round page must fetch
+    itself on a push, not wait for rows that will never come."""
+    from tournaments.models import Stage
+
+    tournament = build_tournament(4, slug="tabellone", play=False)
+    _round, url = _round_url(tournament)
+    assert "data-live-patch" in client.get(url).content.decode()
+    knockout = Round.objects.create(stage=tournament.stages.get(kind=Stage.Kind.KNOCKOUT), number=1)
+    page = client.get(reverse("public:round", args=[tournament.slug, knockout.pk]))
+    assert page.status_code == 200 and "data-live-patch" not in page.content.decode()
