@@ -1,41 +1,24 @@
-"""Organizer admin for submitted records: the verification queue and its two actions.
+"""Submitted records in the staff's model browser: the queue and each verdict, read only.
 
-The list is the queue (state, version, mismatches, whether the organizer must choose between
-disagreeing versions); a submission's page shows the verdict and the referee's sentence. Actions:
-rerun verification, and make a verified version the match's result.
+The list is the queue (state, version, mismatches, whether someone must choose between
+disagreeing versions); a submission's page shows the verdict and the referee's sentence. Deciding
+(choosing the version in force, verifying again) is the desk's match page, through the one
+access policy.
 """
 
 import json
 import logging
 from typing import cast
 
-from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
-from games import services
-from games.exceptions import SubmissionError
 from games.models import Submission, SubmissionQuerySet
 from tournaments import access
 from tournaments.access import Action
-from tournaments.admin import confirm_page
-from tournaments.exceptions import TournamentError
-from tournaments.services import results
 
 logger = logging.getLogger(__name__)
-
-
-def _decides(user, submission):
-    """Rerunning a record and choosing the standing version decide a disputed result."""
-    return access.can_manage(user, submission.match.round.stage.tournament, Action.DECIDE)
-
-
-class _BasedOnForm(forms.Form):
-    """The version in force the organizer saw on the confirmation page ("": none)."""
-
-    based_on = forms.CharField(required=False, widget=forms.HiddenInput)
 
 
 class MismatchFilter(admin.SimpleListFilter):
@@ -92,7 +75,6 @@ class SubmissionAdmin(admin.ModelAdmin):
     search_fields = ["=id", "=match__id", "content_hash", "submitter__username"]
     date_hierarchy = "submitted_at"
     ordering = ["-submitted_at", "-id"]
-    actions = ["rerun", "make_standing"]
     readonly_fields = [
         "match",
         "version",
@@ -183,60 +165,3 @@ class SubmissionAdmin(admin.ModelAdmin):
         text = json.dumps(obj.document, indent=1, ensure_ascii=False)
         # a class, not a style attribute: the CSP allows no inline style (css/admin-record.css)
         return format_html('<pre class="record-json">{}</pre>', text)
-
-    @admin.action(description=_("Verify again"))
-    def rerun(self, request, queryset):
-        done = 0
-        for submission in queryset.select_related("match__round__stage__tournament"):
-            if not _decides(request.user, submission):
-                continue
-            services.rerun_verification(submission)
-            done += 1
-        self.message_user(
-            request,
-            ngettext(
-                "%(n)d submission sent back to verification.",
-                "%(n)d submissions sent back to verification.",
-                done,
-            )
-            % {"n": done},
-        )
-
-    @admin.action(description=_("Make this version the match's result"))
-    def make_standing(self, request, queryset):
-        if queryset.count() != 1:
-            self.message_user(request, _("Choose exactly one version."), messages.ERROR)
-            return
-        submission = queryset.select_related("match__round__stage__tournament").get()
-        if not _decides(request.user, submission):
-            self.message_user(
-                request,
-                _("Only the tournament's organizers and referees may do this."),
-                messages.ERROR,
-            )
-            return
-        if "apply" not in request.POST:
-            # the organizer decides against the version in force shown here, and names it
-            current = results.in_force(submission.match)
-            shown = current.number if current else ""
-            return confirm_page(
-                self,
-                request,
-                queryset,
-                action="make_standing",
-                title=_("Make this version the match's result"),
-                message=_("The result in force now: %(current)s. Replace it with this version?")
-                % {"current": _("version %(n)d") % {"n": shown} if shown else _("none")},
-                form=_BasedOnForm(initial={"based_on": shown}),
-            )
-        based_on = request.POST.get("based_on")  # None: no version named, a refusal (428)
-        try:
-            services.choose_standing(submission, user=request.user, based_on=based_on)
-        except (SubmissionError, TournamentError) as exc:
-            self.message_user(request, str(exc), messages.ERROR)
-            return
-        self.message_user(
-            request,
-            _("Version %(version)d is now the result of %(match)s.")
-            % {"version": submission.version, "match": submission.match},
-        )

@@ -51,6 +51,11 @@ def submissions_needing_attention(tournament, limit=200):
     )
 
 
+def match_submission(match, submission_id):
+    """One record submission of this match, or None."""
+    return Submission.objects.filter(match=match, pk=submission_id).first()
+
+
 def match_submissions(match):
     """Every record submission of one match, newest first."""
     return list(

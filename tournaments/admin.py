@@ -13,10 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin
-from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.db.models import IntegerField, OuterRef, Q, Subquery
 from django.forms.models import BaseInlineFormSet
-from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
@@ -209,21 +207,6 @@ class _SubqueryCount(Subquery):
 
 def _count(queryset):
     return _SubqueryCount(queryset.order_by().values("pk"))
-
-
-def confirm_page(modeladmin, request, queryset, *, action, title, message, form=None):
-    """The intermediate page of an irreversible action (Django's delete-selected pattern)."""
-    context = {
-        **modeladmin.admin_site.each_context(request),
-        "title": title,
-        "message": message,
-        "queryset": queryset,
-        "action": action,
-        "action_checkbox_name": ACTION_CHECKBOX_NAME,
-        "opts": modeladmin.model._meta,
-        "form": form,
-    }
-    return TemplateResponse(request, "admin/tournaments/confirm_action.html", context)
 
 
 # --------------------------------------------------------------------------- players and lines

@@ -17,6 +17,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import selectors as record_selectors
+from games import services as record_services
 from tournaments import access
 from tournaments import selectors as sel
 from tournaments.access import Action, desk_login_required, desk_rights, desk_tournament
@@ -541,6 +542,25 @@ def _decide(request, match, based_on):
     return ""
 
 
+def _verify_again(request, match, _based_on):
+    """Send one of the match's record submissions back to the verifier; returns an error
+    sentence or ``""``."""
+    submission = record_selectors.match_submission(
+        match, _positive_int(request.POST.get("submission"), default=0)
+    )
+    if submission is None:
+        return _("No such record submission of this match.")
+    record_services.rerun_verification(submission)
+    messages.success(
+        request,
+        _("Record version %(n)d sent back to verification.") % {"n": submission.version},
+    )
+    return ""
+
+
+DECISIONS = ("accept", "reject", "rerun")
+
+
 @desk_login_required
 @require_http_methods(["GET", "POST"])
 def enter_result(request, slug, match_id):
@@ -549,7 +569,7 @@ def enter_result(request, slug, match_id):
     based on, so a save over someone else's newer one is refused (409) and shows both."""
     from tournaments.services import results
 
-    deciding = request.method == "POST" and request.POST.get("action") in ("accept", "reject")
+    deciding = request.method == "POST" and request.POST.get("action") in DECISIONS
     if deciding:
         tournament = desk_tournament(request, slug, Action.DECIDE)
     elif request.method == "POST":
@@ -587,8 +607,8 @@ def enter_result(request, slug, match_id):
                 raise ResultError(not_editable)
             if not dry_run:
                 results.named_version(based_on)
-            if action in ("accept", "reject"):
-                error = _decide(request, match, based_on)
+            if action in DECISIONS:
+                error = (_verify_again if action == "rerun" else _decide)(request, match, based_on)
                 if not error:
                     return redirect("desk:match", slug=tournament.slug, match_id=match.pk)
             elif action == "delete" and not request.POST.get("confirm_delete"):
@@ -672,6 +692,7 @@ def enter_result(request, slug, match_id):
         "error": error,
         "summary": summary,
         "submissions": record_selectors.match_submissions(match),
+        "can_decide": access.can_manage(request.user, tournament, Action.DECIDE),
         "stage_closed": match.round.stage.status == Stage.Status.CLOSED,
         "not_editable": not_editable,
         "versions": versions,
