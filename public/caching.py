@@ -8,11 +8,12 @@ Three layers, each in the default cache (Redis, ``CACHE_URL``, with several proc
   kept ``STAMP_RECHECK_S`` seconds, and forgotten after the commit of any result, stage, change
   log entry or tournament edit, so a change made through the services shows at once and one
   made around them (a bulk ``update()``) within those seconds.
-- **The whole answer** (``pages:answer:<etag>``) of an anonymous request: body, ETag, version.
-  A request with no session cookie whose stamp and answer are cached costs two cache lookups and
-  no query and no rendering (``answer_from_cache``); a revalidation with the current ETag costs
-  one lookup (304). The language form's CSRF token is the only per-visitor part of a page: it is
-  stored as a placeholder and filled in for each request.
+- **The whole answer** (``pages:answer:<slug>:<encoding>:<page>``) of an anonymous request: the
+  ETag it was built for, its version and body, plain and gzipped once (``spliced_gzip``). A
+  request with no session cookie reads the stamp and the answer in one round trip
+  (``answer_from_cache``: no query, no rendering), and serves it if its ETag is the stamp's; a
+  revalidation with the current ETag gets a 304. The language form's CSRF token is the only
+  per-visitor part of a page: it is kept out of the stored body and filled in for each request.
 - **Fragments** (``pages:frag:<stamp>:…``), built by one request at a time (single flight): the
   others are served the previous version meanwhile, marked not cacheable, rather than all
   rebuilding the same page after each result.
@@ -35,6 +36,7 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.translation import get_language
 
 from live.versions import current_version
+from public import spliced_gzip
 from tournaments.models import ChangeLog, Stage, Tournament
 from tournaments.signals import results_changed
 
@@ -156,7 +158,7 @@ def mark_cacheable(response, etag, version):
     response[VERSION_HEADER] = str(version)
     # private: the page carries the language form's CSRF token, so only the browser keeps it
     patch_cache_control(response, private=True, max_age=BROWSER_MAX_AGE)
-    patch_vary_headers(response, ["Accept-Language", "Cookie", "HX-Request"])
+    patch_vary_headers(response, ["Accept-Encoding", "Accept-Language", "Cookie", "HX-Request"])
     return response
 
 
@@ -170,9 +172,19 @@ def mark_not_cacheable(response, version):
 
 # --- whole answers ----------------------------------------------------------------------------
 
+_ACCEPTS_GZIP = re.compile(r"\bgzip\b")
 
-def _answer_key(etag):
-    return f"pages:answer:{etag}"
+
+def _answer_key(request, slug, encoding):
+    """One key per page as a visitor asks for it (language, path, fragment or page, encoding),
+    holding the ETag it was built for: read in the same round trip as the stamp."""
+    partial_page = "f" if request.headers.get("HX-Request") else "p"
+    raw = f"{get_language()}|{request.get_full_path()}|{partial_page}"
+    return f"pages:answer:{slug}:{encoding}:{hashlib.sha1(raw.encode()).hexdigest()[:24]}"
+
+
+def _encoding(request):
+    return "gzip" if _ACCEPTS_GZIP.search(request.headers.get("Accept-Encoding", "")) else "plain"
 
 
 def _anonymous(request):
@@ -180,38 +192,63 @@ def _anonymous(request):
     return settings.SESSION_COOKIE_NAME not in request.COOKIES
 
 
-def keep_answer(request, stamp, etag, response):
-    """Keep a fresh 200 answer for the next anonymous requests of the same page."""
+def keep_answer(request, slug, stamp, etag, response):
+    """Keep a fresh 200 answer for the next anonymous requests of the same page, plain and
+    gzipped once, with the language form's CSRF token left out (a hole filled per request)."""
     if not (_anonymous(request) and stamp.public and response.status_code == 200):
         return
-    body = _CSRF_VALUE.sub(r"\g<1>" + CSRF_PLACEHOLDER + r"\g<2>", response.content.decode())
-    cache.set(_answer_key(etag), (body, stamp.version), ANSWER_TTL)
+    parts = [
+        part.encode()
+        for part in _CSRF_VALUE.sub(
+            r"\g<1>" + CSRF_PLACEHOLDER + r"\g<2>", response.content.decode()
+        ).split(CSRF_PLACEHOLDER)
+    ]
+    cache.set_many(
+        {
+            _answer_key(request, slug, "plain"): (etag, stamp.version, parts),
+            _answer_key(request, slug, "gzip"): (etag, stamp.version, spliced_gzip.prepare(parts)),
+        },
+        ANSWER_TTL,
+    )
 
 
 def answer_from_cache(request, slug):
-    """The page from the cache (a 304 when the browser holds it), or None to build it."""
+    """The page from the cache (a 304 when the browser holds it), or None to build it: the
+    stamp and the answer in one round trip."""
     if request.method not in ("GET", "HEAD") or not _anonymous(request):
         return None
-    stamp = cache.get(_stamp_key(slug))
+    encoding = _encoding(request)
+    stamp_key, answer_key = _stamp_key(slug), _answer_key(request, slug, encoding)
+    found = cache.get_many([stamp_key, answer_key])
+    stamp = found.get(stamp_key)
     if stamp is None or not stamp.public:
         return None
     etag = etag_for(stamp, request)
     if not_modified(request, etag):
         return mark_cacheable(HttpResponseNotModified(), etag, stamp.version)
-    return kept_answer(request, stamp, etag)
+    return _answer(request, found.get(answer_key), etag, encoding)
 
 
-def kept_answer(request, stamp, etag):
+def kept_answer(request, slug, stamp, etag):
     """The whole answer kept for this ETag, or None."""
     if not (_anonymous(request) and stamp.public):
         return None
-    kept = cache.get(_answer_key(etag))
-    if kept is None:
+    encoding = _encoding(request)
+    return _answer(request, cache.get(_answer_key(request, slug, encoding)), etag, encoding)
+
+
+def _answer(request, kept, etag, encoding):
+    if kept is None or kept[0] != etag:  # none, or built for an older stamp
         return None
-    body, version = kept
-    if CSRF_PLACEHOLDER in body:
-        body = body.replace(CSRF_PLACEHOLDER, get_token(request))
-    return mark_cacheable(HttpResponse(body), etag, version)
+    _etag, version, body = kept
+    if encoding == "gzip":
+        holes = len(body.parts) - 1
+        response = HttpResponse(spliced_gzip.fill(body, [get_token(request).encode()] * holes))
+        response["Content-Encoding"] = "gzip"
+    else:
+        token = get_token(request).encode() if len(body) > 1 else b""
+        response = HttpResponse(token.join(body))
+    return mark_cacheable(response, etag, version)
 
 
 def from_cache(view):

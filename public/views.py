@@ -37,7 +37,7 @@ def _page(request, tournament, name, build, *args, extra=None):
     etag = caching.etag_for(stamp, request)
     if caching.not_modified(request, etag):
         return caching.mark_cacheable(HttpResponseNotModified(), etag, stamp.version)
-    kept = caching.kept_answer(request, stamp, etag)
+    kept = caching.kept_answer(request, tournament.slug, stamp, etag)
     if kept is not None:  # the stamp from the database, the rest from the cache
         return kept
     fragment = caching.cached_fragment(stamp, name, build, *args)
@@ -58,7 +58,7 @@ def _page(request, tournament, name, build, *args, extra=None):
         response = render(request, "public/page.html", context)
     if not fragment.fresh:
         return caching.mark_not_cacheable(response, fragment.version)
-    caching.keep_answer(request, stamp, etag, response)
+    caching.keep_answer(request, tournament.slug, stamp, etag, response)
     return caching.mark_cacheable(response, etag, stamp.version)
 
 
