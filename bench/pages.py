@@ -122,7 +122,10 @@ def wrk(port, path, *, seconds, connections, headers=None):
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     total = re.search(r"(\d+) requests in", out).group(1)
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    read = re.search(r"requests in [\d.]+\w+, ([\d.]+)([KMG]?B) read", out)
+    scale = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}[read.group(2)]
     return {
+        "kb": float(read.group(1)) * scale / max(int(total), 1) / 1024,
         "rps": rps,
         "p50": ms("50"),
         "p99": ms("99"),
@@ -231,6 +234,7 @@ def main():
     parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
     parser.add_argument("--time-limit", type=float, default=60.0, help="thread client: seconds")
     parser.add_argument("--seconds", type=int, default=10, help="wrk: seconds per load run")
+    parser.add_argument("--runs", type=int, default=1, help="wrk: rounds over every target")
     parser.add_argument("--open-lines", type=int, default=1000, help="lines of the open")
     args = parser.parse_args()
     if connection.vendor == "sqlite":
@@ -310,9 +314,12 @@ def main():
             f"{args.concurrency} concurrent connections"
         )
         if shutil.which("wrk"):
-            for label, target in targets.items():
+            for run, (label, target) in (
+                (run, item) for run in range(1, args.runs + 1) for item in targets.items()
+            ):
                 for kind, headers in (
                     ("200", {"Accept-Language": "it"}),
+                    ("200 gzip", {"Accept-Language": "it", "Accept-Encoding": "gzip"}),
                     ("304", {"Accept-Language": "it", "If-None-Match": etags[label] or ""}),
                 ):
                     r = wrk(
@@ -323,8 +330,9 @@ def main():
                         headers=headers,
                     )
                     print(
-                        f"wrk {label} ({kind}): {r['rps']:.0f} req/s, p50 {r['p50']:.1f} ms, "
-                        f"p99 {r['p99']:.1f} ms, {r['requests']} requests, "
+                        f"run {run} wrk {label} ({kind}): {r['rps']:.0f} req/s, "
+                        f"p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms, {r['requests']} requests, "
+                        f"{r['kb']:.1f} KB each, "
                         f"non-2xx/3xx {r['errors']}; load {load_average()}"
                     )
         else:
