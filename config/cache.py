@@ -14,11 +14,11 @@ logger = logging.getLogger(__name__)
 
 class RedisCacheClient(django_redis.RedisCacheClient):
     def get_client(self, key=None, *, write=False):
-        pool = self._get_connection_pool(write)
+        pool = self._get_connection_pool(write)  # type: ignore[attr-defined]  # not in stubs
         clients = self.__dict__.setdefault("_clients_by_pool", {})
         client = clients.get(id(pool))
         if client is None:
-            client = clients[id(pool)] = self._client(connection_pool=pool)
+            client = clients[id(pool)] = self._client(connection_pool=pool)  # type: ignore[attr-defined]
         return client
 
 
