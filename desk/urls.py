@@ -4,6 +4,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
+from desk.views import boards as desk_boards
 from desk.views import day as desk_day
 from desk.views import roles as desk_roles
 from desk.views import tournament as desk
@@ -36,6 +37,7 @@ desk_urlpatterns = [
         name="projector",
     ),
     path("<slug:slug>/podium/", desk_day.podium, name="podium"),
+    path("<slug:slug>/stage/<int:stage_id>/boards/", desk_boards.board_sheets, name="boards"),
     path("<slug:slug>/stage/<int:stage_id>/generate/", desk.generate_stage, name="generate"),
     path("<slug:slug>/stage/<int:stage_id>/close/", desk.close_stage, name="close"),
     path("<slug:slug>/round/<int:round_id>/print/", desk.print_round, name="print"),

@@ -45,6 +45,7 @@ from django.db.models import (
 )
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 import scopa
@@ -59,8 +60,8 @@ from games.exceptions import (
     UnreadableRecord,
 )
 from games.models import Submission, content_hash
-from tournaments.models import ID_MAX, Match, Outcome, Player
-from tournaments.services import rows
+from tournaments.models import ID_MAX, Match, Outcome, Player, Stage
+from tournaments.services import duplicate, rows
 
 logger = logging.getLogger(__name__)
 
@@ -434,6 +435,23 @@ def check_record_fits(match: Match, document: dict, by_ident=None) -> None:
     if by_ident is None:
         by_ident = seat_lines(tournament, _seat_idents(seats), [match.home_id, match.away_id])
     _check_players(match, seats, by_ident)
+    _check_boards(match, document)
+
+
+def _check_boards(match: Match, document: dict) -> None:
+    """In a duplicate stage a record must deal exactly its table's boards: a platform cannot
+    swap a deal (the engine's referee sentence says which card differs)."""
+    if match.round.stage.kind != Stage.Kind.DUPLICATE:
+        return
+    problems = duplicate.record_board_errors(match, parse(document))
+    if problems:
+        lang = (get_language() or settings.LANGUAGE_CODE or "it")[:2]
+        raise RecordMismatch(
+            _("The record was not played on this table's boards: %(why)s")
+            % {"why": problems[0].message(lang)},
+            code="wrong_board",
+            field=f"deals[{problems[0].deal}]",
+        )
 
 
 def _seat_idents(seats) -> set[str]:

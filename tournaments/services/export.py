@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from tournaments import standings_columns
 from tournaments.models import (
+    BoardSet,
     ChangeLog,
     Entry,
     Group,
@@ -34,6 +35,7 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
+from tournaments.services import duplicate
 from tournaments.services.csv_cells import write_csv
 from tournaments.services.results import deals_in_force
 
@@ -197,6 +199,7 @@ def build_document(tournament: Tournament) -> dict:
         stage_docs.append(
             {
                 **(_pairing_doc(stage) if stage.is_paired_by_round else {}),
+                **_duplicate_doc(stage, lref),
                 "order": stage.order,
                 "name": stage.name,
                 "kind": stage.kind,
@@ -294,6 +297,14 @@ def build_document(tournament: Tournament) -> dict:
         "stages": stage_docs,
         "final_standings": final,
     }
+
+
+def _duplicate_doc(stage, lref) -> dict:
+    """A duplicate stage's boards and movement (secrets left out), absent for the other kinds."""
+    if stage.kind != Stage.Kind.DUPLICATE:
+        return {}
+    board_set = BoardSet.objects.filter(stage=stage).first()
+    return {"duplicate": duplicate.export_doc(board_set, lref)} if board_set else {}
 
 
 def _pairing_doc(stage) -> dict:
