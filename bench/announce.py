@@ -44,7 +44,9 @@ logging.disable(logging.INFO)
 def loop_per_call(tournament_id: int, what: str) -> None:
     """The way before: a new event loop (and Redis connection) for every announcement."""
     layer = get_channel_layer()
-    async_to_sync(layer.group_send)(group_name(tournament_id), {"type": MESSAGE_TYPE, "what": what})
+    async_to_sync(layer.group_send)(
+        group_name(tournament_id, "it"), {"type": MESSAGE_TYPE, "what": what}
+    )
 
 
 def timed(send, calls: int, server) -> tuple[float, float, int]:
@@ -69,7 +71,7 @@ def main() -> None:
 
     async def listen():
         channel = await layer.new_channel()
-        await layer.group_add(group_name(TOURNAMENT), channel)
+        await layer.group_add(group_name(TOURNAMENT, "it"), channel)
         return channel
 
     layer.capacity = 10 * args.calls * args.rounds + 10  # the listener never reads: room for all

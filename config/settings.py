@@ -176,6 +176,12 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 CACHES = {
     "default": env.cache("CACHE_URL", default="locmemcache://scopa"),
 }
+if CACHES["default"]["BACKEND"].endswith("LocMemCache"):
+    # The pages cache one entry per match row (public/rows.py): a 500-table round is 500 rows,
+    # over locmem's default of 300 entries, which would cull them as fast as they are stored.
+    CACHES["default"].setdefault("OPTIONS", {}).setdefault("MAX_ENTRIES", 20000)
+elif CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "config.cache.RedisCache"  # one client per pool, kept
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -1,5 +1,6 @@
-"""One WebSocket per open live page: it joins its tournament's groups and passes their
-"changed" messages on; the page's script (public/static/js/live.js) then refreshes its fragments.
+"""One WebSocket per open live page: it joins its tournament's groups (the public one in the
+page's language, ``?lang=``) and passes their "changed" messages on; the page's script
+(public/static/js/live.js) then swaps the rows a message carries or refreshes its fragments.
 
 Who may listen is the one access policy's answer (``tournaments.access``): a public page's
 socket needs the tournament to be visible to the user, a desk socket the right to view the desk.
@@ -8,6 +9,7 @@ Anyone else gets the handshake closed, so a private tournament's slug tells noth
 
 import logging
 from typing import Any
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -15,7 +17,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
 
-from live.groups import LiveEvent, desk_group_name, group_name
+from live.groups import LiveEvent, desk_group_name, group_name, page_language
 from tournaments import access
 from tournaments.access import Action
 from tournaments.models import Tournament
@@ -35,8 +37,12 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
     def allowed_tournaments(self, user: ScopeUser) -> QuerySet[Tournament]:
         return access.visible_tournaments(user)
 
+    def language(self) -> str:
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        return page_language((query.get("lang") or [""])[0])
+
     def groups_of(self, tournament_id: int) -> list[str]:
-        return [group_name(tournament_id)]
+        return [group_name(tournament_id, self.language())]
 
     def _tournament_id(self, slug: str, user: ScopeUser) -> int | None:
         """The tournament's id if ``user`` may listen to it, else None."""
@@ -79,7 +85,12 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
                 # the user's role went: the socket goes with it (4403, as a refused handshake)
                 await self.close(code=4403)
             return  # nothing to refresh: the change log's own message does that
-        await self.send_json({"type": "changed", "what": what})
+        message: dict[str, Any] = {"type": "changed", "what": what}
+        if "v" in event:
+            message["v"] = event["v"]
+        if "rows" in event:
+            message["rows"] = event["rows"]
+        await self.send_json(message)
 
 
 class DeskConsumer(TournamentConsumer):
@@ -90,7 +101,7 @@ class DeskConsumer(TournamentConsumer):
         return access.managed_tournaments(user, Action.VIEW_DESK)
 
     def groups_of(self, tournament_id: int) -> list[str]:
-        return [group_name(tournament_id), desk_group_name(tournament_id)]
+        return [group_name(tournament_id, self.language()), desk_group_name(tournament_id)]
 
 
 class RefusingConsumer(AsyncJsonWebsocketConsumer):

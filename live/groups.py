@@ -1,8 +1,10 @@
 """The channel-layer groups of a tournament's live pages, and the one message sent to them.
 
-Two groups per tournament: ``tournament.<id>`` hears what changes its public pages (a result, a
-stage), ``desk.<id>`` hears what only the desk shows (a change-log entry, a record refused or in
-error). A desk socket joins both; a public page's socket only the first.
+A public group per tournament and language, ``tournament.<id>.<lang>``, hears what changes its
+public pages (a result, with the changed rows rendered in that language; a stage);
+``desk.<id>`` hears what only the desk shows (a change-log entry, a record refused or in error).
+A desk socket joins both (in its page's language); a public page's socket only the first, so it
+never carries what only the desk may see.
 """
 
 import asyncio
@@ -15,6 +17,9 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
+
+from live import patches
 
 logger = logging.getLogger(__name__)
 
@@ -96,30 +101,63 @@ class _SendingLoop:
 _sending_loop = _SendingLoop()
 
 
-def group_name(tournament_id: int) -> str:
-    return f"tournament.{tournament_id}"
+def languages() -> list[str]:
+    return [code for code, _name in settings.LANGUAGES]
+
+
+def page_language(requested: str) -> str:
+    """The language a socket's page is in (``?lang=``), or the site's default."""
+    return requested if requested in languages() else settings.LANGUAGE_CODE
+
+
+def group_name(tournament_id: int, language: str) -> str:
+    return f"tournament.{tournament_id}.{language}"
 
 
 def desk_group_name(tournament_id: int) -> str:
     return f"desk.{tournament_id}"
 
 
-def announce(tournament_id: int, event: LiveEvent) -> None:
-    """Tell every connected page of the tournament (or, for a desk-only event, its desk) to
-    refresh; never raises."""
+def announce(
+    tournament_id: int,
+    event: LiveEvent,
+    *,
+    version: int | None = None,
+    match_ids: list[int] | None = None,
+) -> None:
+    """Tell every connected page of the tournament (or, for a desk-only event, its desk) what
+    changed; never raises. A result carries the version it brings the pages to and, per
+    language, the changed rows (``patches``) when they fit the byte budget."""
     layer = get_channel_layer()
     if layer is None:
         return
     what = LiveEvent(event)
-    group = desk_group_name(tournament_id) if what.desk_only else group_name(tournament_id)
-    message = {"type": MESSAGE_TYPE, "what": what.value}
+    sends: list[tuple[str, dict[str, Any]]] = []
+    if what.desk_only:
+        sends.append((desk_group_name(tournament_id), {"type": MESSAGE_TYPE, "what": what.value}))
+    else:
+        for language in languages():
+            message: dict[str, Any] = {"type": MESSAGE_TYPE, "what": what.value}
+            if version is not None:
+                message["v"] = version
+            if match_ids:
+                rows = patches.rows_for(match_ids, language)
+                if rows is not None:
+                    message["rows"] = rows
+            sends.append((group_name(tournament_id, language), message))
     try:
         if isinstance(layer, InMemoryChannelLayer):
             # Its queues belong to the server's loop, which async_to_sync finds from a view;
             # a process without sockets (a worker) has nobody to tell.
-            if layer.groups.get(group):
-                async_to_sync(layer.group_send)(group, message)
+            for group, message in sends:
+                if layer.groups.get(group):
+                    async_to_sync(layer.group_send)(group, message)
         else:
-            _sending_loop.run(lambda: layer.group_send(group, message), SEND_TIMEOUT_S)
+
+            async def send_all() -> None:
+                for group, message in sends:
+                    await layer.group_send(group, message)
+
+            _sending_loop.run(send_all, SEND_TIMEOUT_S)
     except Exception:  # the push is a convenience: polling still refreshes the pages
         logger.exception("live: could not announce %s for tournament %s", what, tournament_id)

@@ -5,6 +5,7 @@ a role taken back for its desk sockets, which then close for whoever lost the ri
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING
@@ -13,16 +14,33 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 
 from live.groups import LiveEvent, announce
+from live.versions import bump_version
 from tournaments.models import ChangeLog, Match, Stage, TournamentRole
 from tournaments.signals import results_changed
 
 if TYPE_CHECKING:
     from games.models import Submission
 
+logger = logging.getLogger(__name__)
+
 
 def on_results_changed(sender: object, matches: Iterable[Match], **kwargs: object) -> None:
-    for tournament_id in {match.round.stage.tournament_id for match in matches}:
-        transaction.on_commit(partial(announce, tournament_id, LiveEvent.RESULT))
+    by_tournament: dict[int, list[int]] = {}
+    for match in matches:
+        by_tournament.setdefault(match.round.stage.tournament_id, []).append(match.pk)
+    for tournament_id, match_ids in by_tournament.items():
+        transaction.on_commit(partial(announce_result, tournament_id, match_ids))
+
+
+def announce_result(tournament_id: int, match_ids: list[int]) -> None:
+    """After the commit: move the pages' version, then push the changed rows at that version."""
+    try:
+        version = bump_version(tournament_id)
+    except Exception:  # the cache is down: the pages fetch themselves (no version to apply)
+        logger.exception("live: could not move the version of tournament %s", tournament_id)
+        announce(tournament_id, LiveEvent.RESULT)
+        return
+    announce(tournament_id, LiveEvent.RESULT, version=version, match_ids=match_ids)
 
 
 def on_stage_saved(sender: type[Stage], instance: Stage, **kwargs: object) -> None:

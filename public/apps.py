@@ -7,3 +7,10 @@ class PublicConfig(AppConfig):
 
     name = "public"
     verbose_name = _("Public pages")
+
+    def ready(self) -> None:
+        from live import patches
+        from public import caching, rows
+
+        patches.register(rows.rows_for_push)
+        caching.connect()

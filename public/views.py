@@ -27,26 +27,39 @@ logger = logging.getLogger(__name__)
 def _page(request, tournament, name, build, *args, extra=None):
     """Serve a cached fragment: whole page, or the fragment alone for htmx; ETag aware.
 
-    ``build()`` returns ``(title, html)``; it does every lookup itself (raising 404), so a
-    cached page costs only the tournament query.
+    ``build()`` returns ``(title, html)``, or ``(title, html, True)`` for a page whose live
+    content is only match rows that a pushed result replaces in place (``public.rows``; every
+    other live page fetches itself). It does every lookup itself (raising 404), so a
+    cached page costs only the tournament query; an anonymous visitor's next request for the
+    same page is served from the cache without it (``caching.from_cache``).
     """
-    etag = caching.etag_for(tournament, request)
+    stamp = caching.stamp_of(tournament)
+    etag = caching.etag_for(stamp, request)
     if caching.not_modified(request, etag):
-        return caching.mark_cacheable(HttpResponseNotModified(), etag)
-    title, fragment = caching.cached_fragment(tournament, name, build, *args)
+        return caching.mark_cacheable(HttpResponseNotModified(), etag, stamp.version)
+    kept = caching.kept_answer(request, tournament.slug, stamp, etag)
+    if kept is not None:  # the stamp from the database, the rest from the cache
+        return kept
+    fragment = caching.cached_fragment(stamp, name, build, *args)
+    title, html, *patchable = fragment.value
     if request.headers.get("HX-Request"):
-        response = HttpResponse(fragment)
+        response = HttpResponse(html)
     else:
         context = {
             "tournament": tournament,
-            "fragment": fragment,
+            "fragment": html,
             "page_title": title,
             "live": tournament.status == Tournament.Status.RUNNING,
+            "live_version": fragment.version,
+            "live_patch": bool(patchable and patchable[0]),
             "poll_seconds": sel.poll_seconds(),
             **(extra or {}),
         }
         response = render(request, "public/page.html", context)
-    return caching.mark_cacheable(response, etag)
+    if not fragment.fresh:
+        return caching.mark_not_cacheable(response, fragment.version)
+    caching.keep_answer(request, tournament.slug, stamp, etag, response)
+    return caching.mark_cacheable(response, etag, stamp.version)
 
 
 @require_safe
@@ -56,6 +69,7 @@ def tournament_list(request):
 
 
 @require_safe
+@caching.from_cache
 def tournament_home(request, slug):
     tournament = sel.public_tournament(slug, request.user)
 
@@ -74,6 +88,7 @@ def tournament_home(request, slug):
 
 
 @require_safe
+@caching.from_cache
 def stage_page(request, slug, stage_id):
     """A round-robin stage: every group's standings; a knock-out stage: its bracket."""
     tournament = sel.public_tournament(slug, request.user)
@@ -100,6 +115,7 @@ def stage_page(request, slug, stage_id):
 
 
 @require_safe
+@caching.from_cache
 def group_page(request, slug, group_id):
     tournament = sel.public_tournament(slug, request.user)
 
@@ -116,6 +132,7 @@ def group_page(request, slug, group_id):
 
 
 @require_safe
+@caching.from_cache
 def round_page(request, slug, round_id):
     tournament = sel.public_tournament(slug, request.user)
 
@@ -125,7 +142,9 @@ def round_page(request, slug, round_id):
             "public/_round.html",
             {"tournament": tournament, "round": round_, "matches": sel.round_matches(round_)},
         )
-        return f"{round_.stage.name} – {round_}", html
+        # a knock-out result also names a later round's players: those pages fetch themselves
+        patchable = round_.stage.kind != Stage.Kind.KNOCKOUT
+        return f"{round_.stage.name} – {round_}", html, patchable
 
     return _page(request, tournament, "round", build, round_id)
 
@@ -187,6 +206,7 @@ def _bracket_fragment(tournament, stage):
 
 
 @require_safe
+@caching.from_cache
 def match_page(request, slug, match_id):
     tournament = sel.public_tournament(slug, request.user)
 

@@ -132,6 +132,13 @@ def round_matches(round_):
     return _matches(round_.matches.order_by("is_third_place", "table_number", "id"))
 
 
+def matches_shown(match_ids):
+    """These matches as a page's rows show them (the live push renders the changed ones)."""
+    return _matches(
+        Match.objects.filter(pk__in=list(match_ids)).select_related("round__stage__tournament")
+    )
+
+
 def next_matches(round_):
     if round_ is None:
         return []

@@ -56,7 +56,10 @@ def test_a_result_entered_through_the_api_reaches_a_connected_socket(daphne_serv
             return json.loads(await asyncio.wait_for(socket.recv(), timeout=1))
 
     message = asyncio.run(scenario())
-    assert message == {"type": "changed", "what": "result"}
+    assert message["type"] == "changed" and message["what"] == "result"
+    assert message["v"] == 1  # the first result of the tournament
+    (row,) = message["rows"]  # the match's row, as the round page shows it, in Italian
+    assert row["id"] == f"m-{match.pk}" and row["html"].startswith(f'<tr id="m-{match.pk}"')
     assert Match.objects.get(pk=match.pk).status == Match.Status.DONE
 
 
@@ -160,10 +163,11 @@ def test_the_desk_hears_its_own_changes_and_the_public_does_not(channel_layer):
             await database_sync_to_async(enter)()
             heard = {(await desk.receive_json_from(timeout=1))["what"] for _ in range(2)}
             assert heard == {"result", "log"}
-            assert await public.receive_json_from(timeout=1) == {
-                "type": "changed",
-                "what": "result",
-            }
+            message = await public.receive_json_from(timeout=1)
+            assert message["what"] == "result" and message["v"] == 1
+            # the public rows only: what the round page shows, in the page's language
+            assert [row["id"] for row in message["rows"]] == [f"m-{match.pk}"]
+            assert 'class="pending"' not in message["rows"][0]["html"]
         finally:
             await desk.disconnect()
             await public.disconnect()
@@ -239,7 +243,7 @@ async def _listening(layer, tournament_id):
     from live.groups import group_name
 
     channel = await layer.new_channel()
-    await layer.group_add(group_name(tournament_id), channel)
+    await layer.group_add(group_name(tournament_id, "it"), channel)
     return channel
 
 

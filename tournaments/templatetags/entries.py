@@ -11,7 +11,8 @@ from django.utils.translation import gettext as _
 register = template.Library()
 
 
-def _withdrawn_ids(tournament):
+def withdrawn_ids(tournament):
+    """The withdrawn lines of ``tournament``, read once per tournament object."""
     ids = getattr(tournament, "_withdrawn_line_ids", None)
     if ids is None:
         from tournaments.services.lifecycle import withdrawn_line_ids
@@ -24,6 +25,6 @@ def _withdrawn_ids(tournament):
 @register.simple_tag(takes_context=True)
 def withdrawn_badge(context, line_id, tournament=None):
     tournament = tournament or context.get("tournament")
-    if tournament is None or not line_id or line_id not in _withdrawn_ids(tournament):
+    if tournament is None or not line_id or line_id not in withdrawn_ids(tournament):
         return ""
     return format_html(' <span class="badge badge-withdrawn">{}</span>', _("withdrawn"))

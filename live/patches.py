@@ -1,0 +1,47 @@
+"""What a pushed result carries: the changed rows as HTML, rendered by the app that owns them.
+
+The live app does not know the pages; an upper app (``public``) registers a renderer at start-up
+that, given the matches whose result changed, returns the rows the public pages show for them
+(``[{"id": "m-12", "html": "<tr id=\\"m-12\\" …>"}]``) in the active language. A page whose
+content is only such rows (the round page) replaces them in place; any other page fetches itself.
+
+The rows are public content only: they go to the public group, which desk sockets also hear.
+"""
+
+import logging
+from collections.abc import Callable, Sequence
+
+from django.utils import translation
+
+logger = logging.getLogger(__name__)
+
+Row = dict[str, str]
+RowRenderer = Callable[[Sequence[int]], list[Row]]
+
+# Above this many bytes of rows per language a result's message carries no rows and its pages
+# fetch themselves (a round replayed at once, say): the budget per result per client.
+ROW_BYTES_BUDGET = 8 * 1024
+
+_renderers: list[RowRenderer] = []
+
+
+def register(renderer: RowRenderer) -> None:
+    """Called by an upper app in its ``ready()``; registering the same function twice is a no-op."""
+    if renderer not in _renderers:
+        _renderers.append(renderer)
+
+
+def rows_for(match_ids: Sequence[int], language: str) -> list[Row] | None:
+    """The rows of these matches in ``language``, or None when they exceed the byte budget or
+    a renderer fails (the pages then fetch themselves: never a wrong row)."""
+    rows: list[Row] = []
+    try:
+        with translation.override(language):
+            for renderer in _renderers:
+                rows.extend(renderer(match_ids))
+    except Exception:
+        logger.exception("live: could not render the rows of matches %s", list(match_ids))
+        return None
+    if sum(len(row["html"].encode()) for row in rows) > ROW_BYTES_BUDGET:
+        return None
+    return rows

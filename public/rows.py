@@ -1,0 +1,99 @@
+"""A page's match rows, rendered one by one and cached one by one.
+
+A round page of 500 tables is 500 rows; after one result only one of them differs. Each row is
+cached under a key made of everything the row shows (its match, results, lines' names and
+withdrawals, language), so a changed match gets a new key and the 499 others are a single
+``get_many`` away: rebuilding the page costs one row's rendering, and no signal has to know
+which rows to forget. The same rows are what a pushed result carries (``live.patches``).
+"""
+
+import hashlib
+import logging
+
+from django.core.cache import cache
+from django.template.loader import get_template
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
+
+from tournaments import selectors as sel
+from tournaments.models import Stage
+from tournaments.templatetags.entries import withdrawn_ids
+
+logger = logging.getLogger(__name__)
+
+ROW_SCHEMA = 1  # bump when _match_row.html changes, so a shared cache drops old rows
+ROW_TTL = 3600  # seconds; a row's key changes with its content, so this only bounds memory
+
+
+def _result_key(result):
+    if result is None:
+        return None
+    return (result.points, result.mp, result.vp)
+
+
+def row_key(tournament, match, show_group):
+    """A key that changes whenever anything ``_match_row.html`` shows for ``match`` changes."""
+    withdrawn = withdrawn_ids(tournament)
+    parts = (
+        ROW_SCHEMA,
+        get_language(),
+        tournament.slug,
+        bool(show_group),
+        match.pk,
+        match.table_number,
+        match.status,
+        match.outcome,
+        match.is_bye,
+        match.has_tiebreak,
+        match.winner_id,
+        match.home_id,
+        match.away_id,
+        match.home.name if match.home_id else None,
+        match.away.name if match.away_id else None,
+        match.home_id in withdrawn,
+        match.away_id in withdrawn,
+        match.group_id,
+        match.group.name if match.group_id else None,
+        match.offender.name if match.offender_id else None,
+        _result_key(match.home_result),
+        _result_key(match.away_result),
+    )
+    return "pages:row:" + hashlib.sha1(repr(parts).encode()).hexdigest()
+
+
+def match_rows(tournament, matches, show_group=False):
+    """The ``<tr>`` of each match, in order: cached rows from one ``get_many``, the missing
+    ones rendered (and cached)."""
+    keys = [row_key(tournament, match, show_group) for match in matches]
+    found = cache.get_many(keys) if keys else {}
+    template = None
+    rows, missing = [], {}
+    for key, match in zip(keys, matches, strict=True):
+        html = found.get(key)
+        if html is None:
+            if template is None:
+                template = get_template("public/_match_row.html")
+            html = template.render(
+                {"tournament": tournament, "match": match, "show_group": show_group}
+            )
+            missing[key] = html
+        rows.append(mark_safe(html))  # rendered by our template, escaped there
+    if missing:
+        cache.set_many(missing, ROW_TTL)
+    return rows
+
+
+def shows_group(stage):
+    """The round page shows the group column for a round-robin stage's rounds."""
+    return stage.kind == Stage.Kind.ROUND_ROBIN
+
+
+def rows_for_push(match_ids) -> list[dict[str, str]]:
+    """The round page's rows of these matches, in the active language: what a pushed result
+    carries (registered with ``live.patches`` in ``PublicConfig.ready``)."""
+    rows = []
+    for match in sel.matches_shown(match_ids):
+        tournament = match.round.stage.tournament
+        (html,) = match_rows(tournament, [match], shows_group(match.round.stage))
+        rows.append({"id": f"m-{match.pk}", "html": str(html)})
+    return rows
