@@ -17,6 +17,7 @@ from tournaments.models import (
     Entry,
     Group,
     Match,
+    Prize,
     Role,
     Round,
     Stage,
@@ -63,6 +64,7 @@ class Side:
     submission: object
     endpoint: object = None  # a webhook endpoint and one of its deliveries
     delivery: object = None
+    prize: object = None  # one prize of the tournament's prize list
     by_model: dict = field(default_factory=dict)
 
 
@@ -90,6 +92,9 @@ def _side(tournament, role, submitter):
         change=ChangeLog.objects.filter(tournament=tournament).order_by("id").first(),
         role=role,
         submission=submission,
+    )
+    side.prize = Prize.objects.create(
+        tournament=tournament, place=1, value=100, label=f"Coppa {tournament.name}"
     )
     from webhooks.models import Delivery, Endpoint
 

@@ -1,7 +1,8 @@
 """Group standings from stored MatchResults, with a fixed number of queries.
 
-Three queries per call whatever the group (or stage) size: the members with their lines, the
-played matches, and their MatchResults; the ranking itself is ``algorithms.standings.rank_group``.
+Four queries per call whatever the group (or stage) size: the members with their lines, the
+played matches, their MatchResults and the penalties' VP; the ranking itself is
+``algorithms.standings.rank_group``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
+
+from django.db.models import Sum
 
 from tournaments.algorithms import standings as algo
 from tournaments.algorithms.vp import MatchScore
@@ -22,6 +25,7 @@ from tournaments.models import (
     Match,
     MatchResult,
     Outcome,
+    Penalty,
     Stage,
     TieBreak,
     Tournament,
@@ -155,6 +159,13 @@ def _tables_for(
         "match_id", "match__group_id", "line_id", "points", "vp", "mp"
     ):
         results[result["match__group_id"]].append(result)
+    penalties: defaultdict[int, dict[int, int]] = defaultdict(dict)
+    for taken in (
+        Penalty.objects.filter(match__group_id__in=group_ids, vp__gt=0)
+        .values("match__group_id", "line_id")
+        .annotate(vp=Sum("vp"))
+    ):
+        penalties[taken["match__group_id"]][taken["line_id"]] = taken["vp"]
 
     tiebreaks = [algo.TieBreak(tb) for tb in stage_tiebreaks or tournament.tiebreaks or []]
     if ratings is None and algo.TieBreak.RATING in tiebreaks:
@@ -168,7 +179,12 @@ def _tables_for(
         positions = {m.line_id: m.position for m in group_members}
         played = played_matches(matches[group.pk], results[group.pk])
         ranked = algo.rank_group(
-            line_ids, played, tiebreaks, lots_seed=tournament.lots_seed, ratings=ratings
+            line_ids,
+            played,
+            tiebreaks,
+            lots_seed=tournament.lots_seed,
+            ratings=ratings,
+            penalties=penalties[group.pk],
         )
         rows = [StandingRow.of(row, lines[row.line_id], positions[row.line_id]) for row in ranked]
         grid = algo.head_to_head_grid(line_ids, played)
