@@ -131,7 +131,7 @@ def kwargs_for(name, args, side, shared):
             from scoresheets.services.links import link_for
 
             values[arg] = link_for(side.tournament, side.match.home).token
-        elif arg in ("endpoint_id", "delivery_id", "prize_id"):
+        elif arg in ("endpoint_id", "delivery_id", "prize_id", "rule_id", "penalty_id"):
             values[arg] = getattr(side, arg[: -len("_id")]).pk
         elif arg == "pk" and _is_admin(name):
             obj = side.match if "enter_result" in name else side.tournament

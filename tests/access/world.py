@@ -17,6 +17,8 @@ from tournaments.models import (
     Entry,
     Group,
     Match,
+    Penalty,
+    PenaltyRule,
     Prize,
     Role,
     Round,
@@ -65,6 +67,8 @@ class Side:
     endpoint: object = None  # a webhook endpoint and one of its deliveries
     delivery: object = None
     prize: object = None  # one prize of the tournament's prize list
+    rule: object = None  # a row of its penalty table, and a penalty given in its match
+    penalty: object = None
     by_model: dict = field(default_factory=dict)
 
 
@@ -95,6 +99,10 @@ def _side(tournament, role, submitter):
     )
     side.prize = Prize.objects.create(
         tournament=tournament, place=1, value=100, label=f"Coppa {tournament.name}"
+    )
+    side.rule = PenaltyRule.objects.create(tournament=tournament, label="Ritardo", kind="warning")
+    side.penalty = Penalty.objects.create(
+        match=match, line=line, kind="warning", label="Ritardo", reason="cinque minuti"
     )
     from webhooks.models import Delivery, Endpoint
 
