@@ -1,8 +1,8 @@
 """Group standings from stored MatchResults, with a fixed number of queries.
 
-Four queries per call whatever the group (or stage) size: the members with their lines, the
-played matches, their MatchResults and the penalties' VP; the ranking itself is
-``algorithms.standings.rank_group``.
+Three queries per call whatever the group (or stage) size: the members with their lines (and
+the VP their penalties took off), the played matches, and their MatchResults; the ranking itself
+is ``algorithms.standings.rank_group``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from django.db.models import Sum
+from django.db.models import OuterRef, Subquery, Sum
+from django.db.models.functions import Coalesce
 
 from tournaments.algorithms import standings as algo
 from tournaments.algorithms.vp import MatchScore
@@ -143,12 +144,25 @@ def _tables_for(
 ) -> list[GroupTable]:
     group_ids = [group.pk for group in groups]
     members: defaultdict[int, list[GroupMember]] = defaultdict(list)
+    penalties: defaultdict[int, dict[int, int]] = defaultdict(dict)
+    # the VP each member lost to penalties in the group's matches, read with the members
+    taken = (
+        Penalty.objects.filter(
+            line_id=OuterRef("line_id"), match__group_id=OuterRef("group_id"), vp__gt=0
+        )
+        .values("line_id")
+        .annotate(total=Sum("vp"))
+        .values("total")
+    )
     for member in (
         GroupMember.objects.filter(group_id__in=group_ids)
         .select_related("line")
+        .annotate(penalty_vp=Coalesce(Subquery(taken), 0))
         .order_by("position")
     ):
         members[member.group_id].append(member)
+        if member.penalty_vp:
+            penalties[member.group_id][member.line_id] = member.penalty_vp
     matches: defaultdict[int, list[Mapping[str, Any]]] = defaultdict(list)
     for match in Match.objects.filter(group_id__in=group_ids, status=Match.Status.DONE).values(
         "id", "group_id", "home_id", "away_id", "winner_id", "outcome", "round__number"
@@ -159,13 +173,6 @@ def _tables_for(
         "match_id", "match__group_id", "line_id", "points", "vp", "mp"
     ):
         results[result["match__group_id"]].append(result)
-    penalties: defaultdict[int, dict[int, int]] = defaultdict(dict)
-    for taken in (
-        Penalty.objects.filter(match__group_id__in=group_ids, vp__gt=0)
-        .values("match__group_id", "line_id")
-        .annotate(vp=Sum("vp"))
-    ):
-        penalties[taken["match__group_id"]][taken["line_id"]] = taken["vp"]
 
     tiebreaks = [algo.TieBreak(tb) for tb in stage_tiebreaks or tournament.tiebreaks or []]
     if ratings is None and algo.TieBreak.RATING in tiebreaks:
