@@ -1133,6 +1133,7 @@ class Prize(models.Model):
         on_delete=models.CASCADE,
         related_name="prizes",
         verbose_name=_("tournament"),
+        db_index=False,  # unique_prize_place (tournament, …) leads with it
     )
     category = models.CharField(
         _("category"), max_length=60, blank=True, help_text=_("Empty: the overall ranking.")
