@@ -178,6 +178,42 @@ def calibration() -> dict[str, Calibration]:
     }
 
 
+def backend_cpu() -> float:
+    """CPU seconds of the PostgreSQL backend serving this connection (same machine: /proc)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        pid = cursor.fetchone()[0]
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:13]) / os.sysconf("SC_CLK_TCK")
+
+
+def openskill_alone(games) -> tuple[float, float]:
+    """openskill's own time for the same games, in memory, as this run reads them: each game
+    rated in each of its pools by ``PlackettLuce.rate`` from a dict of its ratings, nothing
+    else (no widening for inactivity, no change records). Returns (wall, CPU) in seconds: what
+    a recompute is measured against, in the same run on the same machine."""
+    from openskill.models import PlackettLuce
+
+    from ratings.algorithms.rating import _RANKS, pools_for, teams_for
+
+    model = PlackettLuce(
+        mu=DEFAULT_PARAMS.mu, sigma=DEFAULT_PARAMS.sigma, beta=BETA, tau=DEFAULT_PARAMS.tau
+    )
+    t0, cpu0 = time.perf_counter(), time.process_time()
+    ratings: dict = {}
+    for game in games:
+        for pool in pools_for(len(game.home)):
+            home, away = teams_for(game, pool)
+            teams = [
+                [ratings.get(s) or model.rating() for s in home],
+                [ratings.get(s) or model.rating() for s in away],
+            ]
+            rated = model.rate(teams, ranks=_RANKS[game.result])
+            for subjects, new in zip((home, away), rated, strict=True):
+                ratings.update(zip(subjects, new, strict=True))
+    return time.perf_counter() - t0, time.process_time() - cpu0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=100_000)
@@ -200,6 +236,7 @@ def main() -> None:
         print(f"generated {info} in {time.perf_counter() - t0:.1f}s")
 
     profiler = cProfile.Profile() if args.profile else None
+    pg0 = backend_cpu()
     t0, cpu0 = time.perf_counter(), time.process_time()
     if profiler:
         profiler.enable()
@@ -207,12 +244,20 @@ def main() -> None:
     if profiler:
         profiler.disable()
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    pg_cpu = backend_cpu() - pg0
     changes = RatingChange.objects.count()
     ratings = Rating.objects.count()
     print(
         f"full recompute: {run.games} games, {changes} rating changes, {ratings} ratings "
         f"written in {elapsed:.2f}s ({run.games / elapsed:,.0f} games/s); CPU of this process "
-        f"{cpu:.2f}s (PostgreSQL's own not counted); {load_average()}"
+        f"{cpu:.2f}s, of its PostgreSQL backend {pg_cpu:.2f}s; {load_average()}"
+    )
+    alone, alone_cpu = openskill_alone(load_games())
+    print(
+        f"openskill alone, the same {run.games} games in memory: {alone:.2f}s "
+        f"(CPU {alone_cpu:.2f}s); the recompute takes {elapsed / alone:.2f} times as long "
+        f"(CPU {cpu / alone_cpu:.2f} times, {(cpu + pg_cpu) / alone_cpu:.2f} with "
+        f"PostgreSQL's); {load_average()}"
     )
     if profiler:
         out = io.StringIO()

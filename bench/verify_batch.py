@@ -102,7 +102,7 @@ def run(n_records, n_lone, batch):
     lone = list(zip(matches[n_records:], records[n_records:], strict=True))[:n_lone]
     cpu = pg = queries = 0.0
     for match, record in lone:
-        with mock.patch.object(services, "enqueue_verification"):
+        with mock.patch.object(services.enqueueing, "enqueue_verification"):
             pk = services.submit_record(match, record, user=organizer).submission.pk
         one = measured(lambda pk=pk: services.verify_waiting(pk, bound=batch), 1)
         cpu, pg, queries = cpu + one[0], pg + one[1], queries + one[2]

@@ -4,6 +4,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
+from desk.views import boards as desk_boards
 from desk.views import day as desk_day
 from desk.views import penalties as desk_penalties
 from desk.views import prizes as desk_prizes
@@ -44,6 +45,7 @@ desk_urlpatterns = [
         desk_prizes.remove_prize,
         name="remove-prize",
     ),
+    path("<slug:slug>/stage/<int:stage_id>/boards/", desk_boards.board_sheets, name="boards"),
     path("<slug:slug>/stage/<int:stage_id>/generate/", desk.generate_stage, name="generate"),
     path("<slug:slug>/stage/<int:stage_id>/close/", desk.close_stage, name="close"),
     path("<slug:slug>/round/<int:round_id>/print/", desk.print_round, name="print"),

@@ -30,10 +30,9 @@ def pending_after_s() -> float:
     return float(os.environ.get("SCOPA_PENDING_AFTER_S", "120"))
 
 
-# A record verifies in milliseconds; one that takes this long is stuck (the soft limit raises in
-# the task, the hard limit kills the pool process and counts as a poison attempt).
-VERIFY_SOFT_LIMIT_S = 30
-VERIFY_HARD_LIMIT_S = 45
+# How long a verification may take (``services.verifying`` says why, and its refusal names it).
+VERIFY_SOFT_LIMIT_S = services.VERIFY_SOFT_LIMIT_S
+VERIFY_HARD_LIMIT_S = services.VERIFY_HARD_LIMIT_S
 
 
 # How long a message of records submitted together goes on leading batches. Each batch its lead
@@ -65,7 +64,7 @@ _VERIFY_OPTIONS: _VerifyOptions = {
 }
 
 
-@shared_task(name="games.tasks.verify_submission", **_VERIFY_OPTIONS)
+@shared_task(name=services.VERIFY_ONE, **_VERIFY_OPTIONS)
 def verify_submission(self, submission_id: int) -> str:
     """Verify the submission, with the records waiting beside it (``services.verify_waiting``).
 
@@ -78,7 +77,7 @@ def verify_submission(self, submission_id: int) -> str:
     return state
 
 
-@shared_task(name="games.tasks.verify_submissions", **_VERIFY_OPTIONS)
+@shared_task(name=services.VERIFY_MANY, **_VERIFY_OPTIONS)
 def verify_submissions(self, submission_ids: list[int]) -> dict[int, str]:
     """Verify records submitted together (one message for a batch of them): each one still
     pending leads a batch (``verify_submission``'s work) until none is left, or for

@@ -160,6 +160,29 @@ PLAY_MESSAGES: Catalog = {
         "il tempo di gioco è scaduto nella smazzata {expected}, non nella {got}",
         "playing time ran out in deal {expected}, not in deal {got}",
     ),
+    "board_game": (
+        "le smazzate preparate di questo turno sono per {expected} giocatori, il record è di {got}",
+        "this round's boards are for {expected} players, the record is for {got}",
+    ),
+    "board_end": (
+        "il turno si gioca su {expected} smazzate preparate: il record deve finire dopo "
+        "{expected} smazzate",
+        "the round plays {expected} boards: the record must end after {expected} deals",
+    ),
+    "board_dealer": (
+        "la smazzata preparata n. {board} la distribuisce il posto {expected}, non il posto {got}",
+        "board {board} is dealt by seat {expected}, not seat {got}",
+    ),
+    "board_deck": (
+        "il mazzo non è quello della smazzata preparata n. {board}: alla carta {position} c'è "
+        "{got_cards} invece di {expected_cards}",
+        "the deck is not board {board}'s: card {position} is {got_cards} instead of "
+        "{expected_cards}",
+    ),
+    "board_extra_deal": (
+        "il turno ha solo {count} smazzate preparate: smazzata in più",
+        "the round has only {count} boards: extra deal",
+    ),
 }
 
 

@@ -5,6 +5,7 @@ verifier's checks are tested against, so every record it writes must verify as l
 """
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 import msgspec
@@ -68,6 +69,7 @@ def simulate_match(
     outcome: dict[str, Any] | None = None,
     clock: dict[str, Any] | None = None,
     declared: bool = True,
+    decks: Sequence[tuple[int, Sequence[int]]] | None = None,
 ) -> dict[str, Any]:
     """A legal `scopa-match/1` record as a JSON-able dict, with the true `declared` scores.
 
@@ -75,7 +77,8 @@ def simulate_match(
     deal i (or the last deal, if the match ends sooner) after p plays; a timeout is moved to the
     nearest play where seat k is to move. `clock={"move_s", "bank_s", "total_s"}` adds server
     times; `end={"target": 21, "time_limit_s": 3600}` records the deal in which time ran out.
-    `declared=False` leaves out the declared scores.
+    `declared=False` leaves out the declared scores. `decks`: the deals fixed in advance, one
+    (dealer, deck) each (a duplicate round's boards); the match then ends by their number.
     """
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}")
@@ -87,12 +90,16 @@ def simulate_match(
         msgspec.convert(options or {}, OptionsInput, strict=True)
     except msgspec.ValidationError as exc:
         raise ValueError(f"bad options: {exc}") from None
+    if decks is not None:
+        end = {"deals": len(decks)}
     end = dict(end or _default_end(variant))
-    result = _simulate(variant, seats, options, end, knockout, seed, policy, outcome, clock, None)
+    result = _simulate(
+        variant, seats, options, end, knockout, seed, policy, outcome, clock, None, decks
+    )
     if outcome and result.pop("_ended_before_outcome", False):
         stop_deal = len(result["deals"]) - 1
         result = _simulate(
-            variant, seats, options, end, knockout, seed, policy, outcome, clock, stop_deal
+            variant, seats, options, end, knockout, seed, policy, outcome, clock, stop_deal, decks
         )
     result.pop("_ended_before_outcome", None)
     if not declared:
@@ -112,6 +119,7 @@ def _simulate(
     outcome: dict[str, Any] | None,
     clock: dict[str, Any] | None,
     stop_deal: int | None,
+    decks: Sequence[tuple[int, Sequence[int]]] | None = None,
 ) -> dict[str, Any]:
     rng = random.Random(seed)
     resolved = Options.for_variant(variant, options or {})
@@ -131,8 +139,12 @@ def _simulate(
     time_up_in_deal: int | None = None
     while not progress.over and len(deals) < MAX_DEALS:
         d = len(deals)
-        deck = list(range(40))
-        rng.shuffle(deck)
+        if decks is not None:
+            dealer, fixed = decks[d]
+            deck = list(fixed)
+        else:
+            deck = list(range(40))
+            rng.shuffle(deck)
         state = DealState(rules, seat_count, side_count, dealer, deck)
         deal = {"dealer": dealer, "deck": [CARD_CODES[c] for c in deck]}
         if clock:

@@ -8,6 +8,7 @@ from django.utils.safestring import SafeString
 from scoresheets.addresses import phone_url
 from scoresheets.models import PrivateLink
 from scoresheets.qr import qr_svg
+from scoresheets.services import offline
 
 logger = logging.getLogger(__name__)
 
@@ -43,8 +44,12 @@ def attach_table_card_links(request, tournament, matches) -> bool:
         )
     }
     missing = False
+    # each side's one-time countersign code, printed beside its QR code (one phone per table)
+    codes = offline.codes_for(list(matches))
     for match in matches:
         match.home_card = card(request, live.get((match.pk, match.home_id)))
         match.away_card = card(request, live.get((match.pk, match.away_id)))
+        match.home_code = codes[(match.pk, "home")]
+        match.away_code = codes[(match.pk, "away")]
         missing = missing or match.home_card is None or match.away_card is None
     return missing

@@ -61,6 +61,12 @@ class PrivateLink(models.Model):
         verbose_name=_("created by"),
     )
     revoked_at = models.DateTimeField(_("revoked at"), null=True, blank=True)
+    last_seen_at = models.DateTimeField(
+        _("last contact"),
+        null=True,
+        blank=True,
+        help_text=_("When a phone holding this link last reached the server."),
+    )
     revoked_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,
@@ -90,6 +96,9 @@ class PrivateLink(models.Model):
     # Not stored: the logged-in user acting through this link in the current request (the phone
     # pages set it), so what they do is recorded as theirs (``reports.acting_user``).
     acted_by = None
+    # Not stored: what the phone pages put in their addresses in place of the token
+    # (scoresheets/keychain.py), set by the page that resolved the link.
+    path_key: str | None = None
     _token: str | None = None
 
     def __str__(self):
@@ -129,11 +138,14 @@ class TableReport(models.Model):
         DISPUTED = "disputed", _("Disputed")
         EXPIRED = "expired", _("Not answered in time")
         DECIDED = "decided", _("Decided by the referee")
+        # a sheet the referee must see for a reason of its own (``answer_comment``): it arrived
+        # from a phone after another result, or with a wrong countersign code
+        REFERRED = "referred", _("Sent to the referee")
         # "foglio" is masculine, a result version ("versione") feminine: a context of its own
         SUPERSEDED = "superseded", pgettext_lazy("table report", "Superseded")
 
     OPEN_STATES = (State.DRAFT, State.AWAITING)
-    FOR_REFEREE = (State.DISPUTED, State.EXPIRED)
+    FOR_REFEREE = (State.DISPUTED, State.EXPIRED, State.REFERRED)
 
     match = models.ForeignKey(
         Match,
@@ -179,6 +191,11 @@ class TableReport(models.Model):
     submitted_at = models.DateTimeField(_("submitted at"), null=True, blank=True)
     answered_at = models.DateTimeField(_("answered at"), null=True, blank=True)
     answer_comment = models.TextField(_("other side's comment"), blank=True)
+    signed_with_code = models.BooleanField(
+        _("countersigned with the code"),
+        default=False,
+        help_text=_("The other side countersigned on this side's phone with its one-time code."),
+    )
     updated_at = models.DateTimeField(_("updated at"), auto_now=True)
 
     class Meta:
@@ -194,3 +211,45 @@ class TableReport(models.Model):
 
     def __str__(self):
         return f"{self.match_id} {self.side} ({self.get_state_display()})"
+
+
+def new_countersign_code() -> str:
+    """Six characters a player copies from paper without doubt (no 0/O, 1/I/L): 30^6, about
+    7e8 codes against five tries (docs/at-the-table.md, one phone per table)."""
+    return "".join(secrets.choice(COUNTERSIGN_ALPHABET) for _ in range(COUNTERSIGN_LENGTH))
+
+
+COUNTERSIGN_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
+COUNTERSIGN_LENGTH = 6
+COUNTERSIGN_TRIES = 5
+
+
+class CountersignCode(models.Model):
+    """One side's one-time code for one match, printed on its half of the table card: whoever
+    holds it countersigns the other side's sheet on the other side's phone. The server checks
+    it when the sheet arrives (the phone belongs to the other side and cannot be trusted);
+    spent once it signed, locked after ``COUNTERSIGN_TRIES`` wrong tries."""
+
+    match = models.ForeignKey(
+        Match,
+        on_delete=models.CASCADE,
+        related_name="countersign_codes",
+        verbose_name=_("match"),
+        db_index=False,  # one_countersign_code_a_side (match, side) leads with it
+    )
+    side = models.CharField(_("side"), max_length=4, choices=Match.Slot.choices)
+    code = models.CharField(_("code"), max_length=12, default=new_countersign_code)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+    used_at = models.DateTimeField(_("used at"), null=True, blank=True)
+    failures = models.PositiveSmallIntegerField(_("wrong tries"), default=0)
+    locked_at = models.DateTimeField(_("locked at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("countersign code")
+        verbose_name_plural = _("countersign codes")
+        constraints = [
+            models.UniqueConstraint(fields=["match", "side"], name="one_countersign_code_a_side"),
+        ]
+
+    def __str__(self):
+        return f"{self.match_id} {self.side}"

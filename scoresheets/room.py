@@ -15,7 +15,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from scoresheets.models import TableReport
+from scoresheets.models import PrivateLink, TableReport
 from tournaments.models import Match, ResultVersion
 
 logger = logging.getLogger(__name__)
@@ -38,6 +38,7 @@ class Detail(models.TextChoices):
     DISPUTED = "disputed", _("disputed by the other side")
     EXPIRED = "expired", _("not answered in time")
     DECISION = "decision", _("a result waits for a decision")
+    REFERRED = "referred", _("sent to the referee")
 
 
 @dataclass
@@ -61,6 +62,16 @@ class TableState:
     """The sides ("home", "away") that have a report open (draft or awaiting)."""
     referee_url: str = ""
     """Filled in by the page for the tables the referee has to look at."""
+    last_contact: datetime | None = None
+    """When a phone of this table's lines last reached the server (any of their links)."""
+    typed_deals: int = 0
+    """Deals of the draft the server holds (what a phone sent while checking the sheet)."""
+
+    @property
+    def on_a_phone(self) -> bool:
+        """No sheet reached the server yet: the result is still being typed, or waits on a
+        phone without a network (the director chases these before closing the round)."""
+        return self.state in (RoomState.WAITING, RoomState.ENTERING)
 
     @property
     def for_referee(self) -> bool:
@@ -131,8 +142,10 @@ def _state_of(match, reports, in_force, awaiting, countersign, now) -> TableStat
     undecided = awaiting - open_versions
     if referee is not None:
         state.state = RoomState.DISPUTED
-        expired = referee.state == TableReport.State.EXPIRED
-        state.detail = Detail.EXPIRED if expired else Detail.DISPUTED
+        state.detail = {
+            TableReport.State.EXPIRED: Detail.EXPIRED,
+            TableReport.State.REFERRED: Detail.REFERRED,
+        }.get(referee.state, Detail.DISPUTED)
         state.since = referee.answered_at or referee.updated_at
         state.comment = referee.answer_comment
         state.report_id = referee.pk
@@ -151,7 +164,34 @@ def _state_of(match, reports, in_force, awaiting, countersign, now) -> TableStat
         if open_reports:
             state.since = open_reports[0].updated_at
             state.report_id = open_reports[0].pk
+    drafts = [r for r in open_reports if r.state == TableReport.State.DRAFT]
+    state.typed_deals = max((len(r.deals or []) for r in drafts), default=0)
     return state
+
+
+def _last_contacts(round_, matches) -> dict[int, datetime]:
+    """The last contact of each match's phones: the latest of its lines' links (the lines'
+    own cards, and the table cards of this match)."""
+    lines = {line for m in matches for line in (m.home_id, m.away_id)}
+    rows = PrivateLink.objects.filter(
+        tournament_id=round_.stage.tournament_id, line_id__in=lines, last_seen_at__isnull=False
+    ).values_list("line_id", "match_id", "last_seen_at")
+    latest: dict[tuple[int, int | None], datetime] = {}
+    for line_id, match_id, seen_at in rows:
+        key = (line_id, match_id)  # match None: the line's own card
+        if seen_at is not None and (key not in latest or latest[key] < seen_at):
+            latest[key] = seen_at
+    found: dict[int, datetime] = {}
+    for m in matches:
+        contacts = [
+            latest[key]
+            for line in (m.home_id, m.away_id)
+            for key in ((line, None), (line, m.pk))
+            if key in latest
+        ]
+        if contacts:
+            found[m.pk] = max(contacts)
+    return found
 
 
 def room_states(round_, *, now: datetime | None = None) -> list[TableState]:
@@ -170,7 +210,8 @@ def room_states(round_, *, now: datetime | None = None) -> list[TableState]:
     in_force, awaiting = _versions(ids)
     tournament = round_.stage.tournament
     countersign = timedelta(minutes=tournament.countersign_minutes)
-    return [
+    contacts = _last_contacts(round_, matches)
+    states = [
         _state_of(
             m,
             reports.get(m.pk, []),
@@ -181,6 +222,9 @@ def room_states(round_, *, now: datetime | None = None) -> list[TableState]:
         )
         for m in matches
     ]
+    for table in states:
+        table.last_contact = contacts.get(table.match_id)
+    return states
 
 
 def counts(states: list[TableState]) -> list[tuple[RoomState, int]]:

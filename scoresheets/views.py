@@ -27,10 +27,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.throttling import SimpleRateThrottle
 
-from scoresheets import selectors
+from scoresheets import keychain, selectors
 from scoresheets.models import TableReport
 from scoresheets.selectors import SheetStep
-from scoresheets.services import reports
+from scoresheets.services import offline, reports
 from tournaments import selectors as tsel
 from tournaments.access import Action, desk_login_required, desk_tournament, link_may_act
 from tournaments.exceptions import ResultError, StaleResult, VersionRequired
@@ -103,6 +103,10 @@ def _refusal(message, status, *, json_answer):
 def _throttled(view, *, json_answer=False):
     @wraps(view)
     def wrapped(request, token, *args, **kwargs):
+        key = token
+        token = keychain.token_for(request, key)
+        if not token:
+            return _refusal(_no_key_sentence(), 403, json_answer=json_answer)
         misses = _MissThrottle()
         if misses.over(request):
             return _too_many(misses.wait(), json_answer=json_answer)
@@ -112,12 +116,23 @@ def _throttled(view, *, json_answer=False):
         if not throttle.allow_request(request, _Token(token)):  # type: ignore[arg-type]
             return _too_many(throttle.wait(), json_answer=json_answer)
         try:
-            return view(request, token, *args, **kwargs)
+            response = view(request, token, *args, **kwargs)
         except _NoSuchLink:
             misses.miss(request)
             raise Http404("No such link") from None
+        link = getattr(request, "table_link", None)
+        if link is not None and key == token:  # opened with the token: trade it for the cookie
+            keychain.remember(request, response, link.pk, token)
+        return response
 
     return wrapped
+
+
+def _no_key_sentence():
+    return _(
+        "This phone does not hold this card's link (the browser's data was cleared, or another "
+        "browser): scan the card's QR code again."
+    )
 
 
 class _Token:
@@ -171,6 +186,11 @@ def _with_link(view=None, *, json_answer=False):
         # themselves: the change log and the versions name them (reports.acting_user)
         user = getattr(request, "user", None)
         link.acted_by = user if user is not None and user.is_authenticated else None
+        offline.touch(link)
+        link.path_key = keychain.path_key(link.pk)
+        request.table_link = link
+        # the address without the token, which the page puts in the address bar
+        request.table_path = request.path.replace(f"/{token}/", f"/{link.path_key}/", 1)
         return view(request, link, *args, **kwargs)
 
     return _throttled(wrapped, json_answer=json_answer)
@@ -275,7 +295,7 @@ def line_page(request, link):
                 "match": match,
                 "opponent": opponent,
                 "state": selectors.sheet_state(match, side),
-                "url": reverse("table:sheet", args=[link.token, match.pk]),
+                "url": reverse("table:sheet", args=[link.path_key, match.pk]),
             }
         )
     return render(
@@ -301,12 +321,15 @@ def sheet_page(request, link, match_id):
             if action == "accept":
                 reports.accept(link, match, report_id=report_id)
                 messages.success(request, _("You signed the sheet. Thank you!"))
+            elif action == "dispute_signed":
+                offline.dispute_signed(link, match, request.POST.get("comment", ""))
+                messages.success(request, _("Your objection went to the referee."))
             elif action == "dispute":
                 reports.dispute(link, match, request.POST.get("comment", ""), report_id=report_id)
                 messages.success(request, _("Your objection went to the referee."))
             else:
                 raise ResultError(_("Unknown action."))
-            return redirect("table:sheet", token=link.token, match_id=match.pk)
+            return redirect("table:sheet", token=link.path_key, match_id=match.pk)
         except ResultError as refusal:
             error, status = str(refusal), 400
         match.refresh_from_db()
@@ -334,6 +357,7 @@ def sheet_page(request, link, match_id):
         "categories": [{"key": k, "label": str(label)} for k, label in categories],
         "deals": (draft.deals if draft else []) or own_sheet,
         "names": list(_names(match)),
+        "lines": [match.home_id, match.away_id],
         "side": 0 if side == Match.Slot.HOME else 1,
         "time_limited": bool(tournament.time_limit_s),
     }
@@ -343,6 +367,7 @@ def sheet_page(request, link, match_id):
         "match": match,
         "side": side,
         "names": _names(match),
+        "other_name": _names(match)[1 if side == Match.Slot.HOME else 0],
         "state": state,
         "error": error,
         "entering": entering,
@@ -355,7 +380,8 @@ def sheet_page(request, link, match_id):
         "based_on": current.number if current else "",
         "storage_key": f"scopa-table:{match.pk}:{side}",
         "knockout": match.round.stage.kind == Stage.Kind.KNOCKOUT,
-        "line_url": reverse("table:line", args=[link.token]),
+        "line_url": reverse("table:line", args=[link.path_key]),
+        "signed_here": offline.disputable(link, match),
     }
     return render(request, "scoresheets/sheet.html", context, status=status)
 
@@ -430,7 +456,7 @@ def check_sheet(request, link, match_id):
 def submit_sheet(request, link, match_id):
     """Submit this side's sheet (JSON); the same ``client_key`` again stores nothing."""
     match = _match(link, match_id)
-    url = reverse("table:sheet", args=[link.token, match.pk])
+    url = reverse("table:sheet", args=[link.path_key, match.pk])
     try:
         data = _json_body(request)
         submitted = reports.submit(
@@ -552,3 +578,135 @@ def referee_page(request, slug):
 def _side_line(match, side):
     line = match.home if side == Match.Slot.HOME else match.away
     return line.name if line else "?"
+
+
+# --------------------------------------------------------------------------- the outbox
+
+
+@require_POST
+@_with_link(json_answer=True)
+def sync_sheet(request, link, match_id):
+    """One send of a sheet from the phone's outbox (``offline.sync``): answered with where the
+    sheet stands. 409: refused for good (the match changed), the phone keeps it for the
+    referee; 400: a refusal the player can fix (a wrong code, an impossible sheet); a dropped
+    answer is simply sent again with the same key."""
+    match = _match(link, match_id)
+    try:
+        data = _json_body(request)
+        synced = offline.sync(
+            link,
+            match,
+            data.get("deals", []),
+            client_key=data.get("client_key", ""),
+            based_on=data.get("based_on", ""),
+            lines=_lines(data.get("lines")),
+            time_expired=bool(data.get("time_expired")),
+            code=str(data.get("code") or "")[:32],
+            queued=bool(data.get("queued")),
+        )
+    except offline.SheetChanged as refusal:
+        return JsonResponse({"ok": False, "error": str(refusal), "keep": True}, status=409)
+    except ResultError as refusal:
+        return JsonResponse({"ok": False, "error": str(refusal)}, status=400)
+    if synced.status == offline.Status.WRONG_CODE:
+        return JsonResponse(
+            {
+                "ok": False,
+                "status": synced.status,
+                "error": offline.wrong_code_sentence(synced.tries_left),
+                "tries_left": synced.tries_left,
+            },
+            status=400,
+        )
+    return JsonResponse({"ok": True, "status": synced.status, "created": synced.created})
+
+
+def _lines(raw):
+    """The [home, away] line ids the phone typed against (``None``: an old page, not sent)."""
+    if not isinstance(raw, list) or len(raw) != 2:
+        return None
+    return [_int(value) for value in raw]
+
+
+@require_http_methods(["GET"])
+@_with_link(json_answer=True)
+def sheet_status(request, link, match_id):
+    """Where the sheet sent with ``?key=`` stands now (the phone polls it while the other line
+    has not signed)."""
+    match = _match(link, match_id)
+    try:
+        key = uuid.UUID(request.GET.get("key", ""))
+    except ValueError:
+        return JsonResponse({"ok": False, "error": _("No such sheet.")}, status=404)
+    report = TableReport.objects.filter(
+        match=match, client_key=key, side=reports.side_of(link, match)
+    ).first()
+    if report is None or report.state == TableReport.State.DRAFT:
+        return JsonResponse({"ok": False, "error": _("No such sheet.")}, status=404)
+    return JsonResponse({"ok": True, "status": offline.status_of(report)})
+
+
+# --------------------------------------------------------------------------- the installable app
+
+
+def _shell_version() -> str:
+    """Changes whenever the service worker's own text or a file of the shell changes, so a new
+    release replaces the phones' copies."""
+    from django.contrib.staticfiles import finders
+    from django.template.loader import get_template
+
+    digest = hashlib.sha256()
+    template = get_template("scoresheets/app/sw.js")
+    digest.update(template.template.source.encode())  # type: ignore[attr-defined]
+    for name in _SHELL_FILES:
+        found = finders.find(name)
+        if found:
+            with open(found, "rb") as handle:
+                digest.update(handle.read())
+    return digest.hexdigest()[:12]
+
+
+_SHELL_FILES = (
+    "css/site.css",
+    "css/table.css",
+    "js/site.js",
+    "js/table-store.js",
+    "js/table-sheet.js",
+    "js/table-app.js",
+    "img/table-icon.svg",
+)
+
+
+@require_http_methods(["GET"])
+def service_worker(request):
+    """The service worker of the phone pages, served from ``/p/`` so that its scope is the
+    players' pages and nothing else of the site."""
+    response = render(
+        request,
+        "scoresheets/app/sw.js",
+        {"version": _shell_version()},
+        content_type="text/javascript; charset=utf-8",
+    )
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
+@require_http_methods(["GET"])
+@_with_link
+def manifest(request, link):
+    """The web app manifest of one link: installed from the home screen, it opens this link."""
+    start = reverse("table:line", args=[link.path_key])
+    name = f"{link.line.name} · {link.tournament.name}"
+    response = render(
+        request,
+        "scoresheets/app/manifest.webmanifest",
+        {
+            "name_json": json.dumps(name),
+            "short_json": json.dumps(link.line.name[:12]),
+            "start_url": start,
+            "scope": reverse("table:service-worker").rsplit("/", 1)[0] + "/",
+        },
+        content_type="application/manifest+json",
+    )
+    response["Cache-Control"] = "no-store"
+    return response

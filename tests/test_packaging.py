@@ -48,6 +48,8 @@ def test_ruff_and_the_import_contracts_know_every_package():
     assert set(PYPROJECT["tool"]["importlinter"]["root_packages"]) == expected
     layered = set()
     for contract in PYPROJECT["tool"]["importlinter"]["contracts"]:
+        if contract.get("containers"):
+            continue  # the modules of one package, layered inside it
         for layer in contract.get("layers", []):
             layered |= {name.strip() for name in re.split(r"[|:]", layer)}
     assert layered == expected

@@ -166,6 +166,13 @@ def can_submit_record(user, match: Match) -> bool:
     )
 
 
+def can_receive_boards(user, match: Match) -> bool:
+    """A duplicate table's boards (their cards) go to whoever may submit its record: its own
+    players' platform, the scorers, the referees and the organizers. Everyone else sees a board
+    only once every table holding it has played it (``tournaments.services.duplicate``)."""
+    return can_submit_record(user, match)
+
+
 # --- querysets --------------------------------------------------------------------------------
 
 

@@ -112,6 +112,18 @@ class RefusalWithStatus(Exception):
         return {"code": "refused", "message": str(self), "field": None}
 
 
+class RoundNotStarted(RefusalWithStatus):
+    """A duplicate table's boards are handed out only once its round has started (API: 409)."""
+
+    status = 409
+
+    def __str__(self) -> str:
+        return str(_("The round has not started yet: its boards are handed out when it starts."))
+
+    def as_dict(self) -> dict:
+        return {"code": "round_not_started", "message": str(self), "field": None}
+
+
 class VersionRequired(ResultError):
     """An organizer's change of the result in force that does not name the version of the result
     it was based on (API: 428 Precondition Required); nothing was saved."""

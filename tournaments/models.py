@@ -502,6 +502,7 @@ class Stage(models.Model):
         DANISH = "danish", _("Danish rounds")
         SWISS = "swiss", _("Swiss rounds (FIDE Dutch)")
         MITCHELL = "mitchell", _("Mitchell movement (pairs)")
+        DUPLICATE = "duplicate", _("Duplicate (the same deals at every table)")
 
     class FirstRound(models.TextChoices):
         SEED = "seed", _("By seed")
@@ -720,6 +721,48 @@ class Round(models.Model):
 
     def __str__(self):
         return self.name or str(_("Round %(number)d") % {"number": self.number})
+
+
+class BoardSet(models.Model):
+    """The prepared deals of a duplicate stage (``scopa/boards.py``), stored with the stage.
+
+    ``boards`` are the engine's boards as plain data (``Board.as_dict``), drawn from ``seed``;
+    ``start_order`` the line ids in start order, from which the movement (and so which boards
+    each table plays in each round) is worked out again. The seed is shown only once the stage
+    is closed (``tournaments.services.duplicate``).
+    """
+
+    class Movement(models.TextChoices):
+        MITCHELL = "mitchell", _("Mitchell (boards move down, East-West lines up)")
+        HOWELL = "howell", _("Howell (every line meets every other)")
+
+    class Scoring(models.TextChoices):
+        MATCHPOINTS = "matchpoints", _("Matchpoints (percentage)")
+        DIFFERENCE = "difference", _("Difference from the average, in VP")
+
+    stage = models.OneToOneField(
+        Stage, on_delete=models.CASCADE, related_name="board_set", verbose_name=_("stage")
+    )
+    seed = models.CharField(_("board seed"), max_length=64)
+    movement = models.CharField(
+        _("movement"), max_length=10, choices=Movement.choices, default=Movement.MITCHELL
+    )
+    scoring = models.CharField(
+        _("scoring"), max_length=12, choices=Scoring.choices, default=Scoring.MATCHPOINTS
+    )
+    boards_per_round = models.PositiveSmallIntegerField(
+        _("boards per round"), validators=[MinValueValidator(1), MaxValueValidator(36)]
+    )
+    boards = models.JSONField(_("boards"), default=list)
+    start_order = models.JSONField(_("start order"), default=list)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("board set")
+        verbose_name_plural = _("board sets")
+
+    def __str__(self):
+        return f"{self.stage}: {len(self.boards)}"
 
 
 # django-stubs types the class syntax of Choices only, not the functional API used here.

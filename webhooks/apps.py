@@ -10,3 +10,6 @@ class WebhooksConfig(AppConfig):
         from webhooks import signals
 
         signals.connect()
+        # Registers the delivery task in Celery's registry in every process: the services
+        # send it by name (``services.DELIVER``) and never import the tasks module.
+        from webhooks import tasks  # noqa: F401

@@ -18,6 +18,8 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from celery import current_app
+from celery.app.task import Task
 from django.conf import settings
 from django.db import connection, transaction
 from django.db.models import Exists, Q
@@ -32,6 +34,9 @@ from webhooks.exceptions import WebhookURLError
 from webhooks.models import Delivery, Endpoint, Event
 
 logger = logging.getLogger(__name__)
+
+# The delivery task, by the name it is registered under (``webhooks.tasks``).
+DELIVER = "webhooks.tasks.deliver"
 
 SCHEMA = "scopa-webhook/1"
 
@@ -303,9 +308,15 @@ def _claim_unqueued(ids: list[str], stamp: datetime) -> list[str]:
     return claimed
 
 
-def _queue(ids: list[str]) -> None:
-    from webhooks.tasks import deliver
+def _deliver() -> Task:
+    """The delivery task, from Celery's registry by name: the tasks call the services, never
+    the other way (``webhooks.apps`` imports the tasks module at start-up, so it is registered
+    in every process; ``apply_async`` on it still runs eagerly with no broker)."""
+    return current_app.tasks[DELIVER]
 
+
+def _queue(ids: list[str]) -> None:
+    deliver = _deliver()
     stamp = timezone.now()
     try:
         claimed = _claim_unqueued(ids, stamp)
@@ -445,8 +456,7 @@ def _claim_stuck(delivery: Delivery) -> bool:
 def requeue_stuck(now: datetime | None = None, limit: int = 500) -> int:
     """Queue the stuck deliveries again; how many were queued. A retrying delivery keeps its
     count of retries, so the bound of ``WEBHOOK_MAX_ATTEMPTS`` still holds."""
-    from webhooks.tasks import deliver
-
+    deliver = _deliver()
     queued = 0
     for delivery in stuck_deliveries(now, limit):
         retries = 0

@@ -18,7 +18,7 @@ from webhooks import services
 logger = logging.getLogger(__name__)
 
 
-@shared_task(bind=True, acks_late=True, max_retries=None, name="webhooks.tasks.deliver")
+@shared_task(bind=True, acks_late=True, max_retries=None, name=services.DELIVER)
 def deliver(self, delivery_id: str) -> None:
     if self.request.is_eager:
         _deliver_in_process(delivery_id)

@@ -25,6 +25,7 @@ from tournaments.access import Action, desk_login_required, desk_rights, desk_to
 from tournaments.change_sentences import labelled
 from tournaments.exceptions import ResultError, StaleResult, TournamentError, VersionRequired
 from tournaments.models import (
+    BoardSet,
     EndRule,
     Match,
     Outcome,
@@ -136,7 +137,17 @@ def generate_stage(request, slug, stage_id):
     # scheduler refuses a stage whose matches have submitted records).
     replace = request.POST.get("replace") == "1"
     try:
-        if stage.kind == Stage.Kind.KNOCKOUT:
+        if stage.kind == Stage.Kind.DUPLICATE:
+            from tournaments.services import duplicate
+
+            duplicate.draw_duplicate(
+                stage,
+                movement=request.POST.get("movement") or BoardSet.Movement.MITCHELL,
+                scoring=request.POST.get("scoring") or BoardSet.Scoring.MATCHPOINTS,
+                user=request.user,
+                replace=replace,
+            )
+        elif stage.kind == Stage.Kind.KNOCKOUT:
             # a bracket straight from the entries' seeds (a stage after groups is seeded by
             # closing the groups instead)
             schedule.generate_knockout(

@@ -25,7 +25,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import date
 from importlib.metadata import version as _pkg_version
 from typing import Any, NamedTuple
@@ -227,6 +227,10 @@ class Rater:
         self.model = _model(params)
         self.states: dict[Subject, State] = dict(states or {})
         self._initial = initial_state(params)
+        # One openskill rating object per subject, its mu and sigma set before each game:
+        # ``model.rating()`` builds a new one with a fresh uuid4, which cost a full replay
+        # more than openskill's own arithmetic (``rate`` copies its input, never changes it).
+        self._inputs: dict[Subject, PlackettLuceRating] = {}
 
     def state(self, subject: Subject) -> State:
         return self.states.get(subject, self._initial)
@@ -241,17 +245,19 @@ class Rater:
         for pool in pools_for(size):
             home, away = teams_for(game, pool)
             befores = [[self.state(s) for s in home], [self.state(s) for s in away]]
+            # a subject twice in one game (not a real match) gets objects of its own
+            shared = len(set(home) | set(away)) == len(home) + len(away)
             teams = [
-                [self.model.rating(mu=st.mu, sigma=widened_sigma(st, on, self.params)) for st in t]
-                for t in befores
+                [self._input(s, st, on, shared) for s, st in zip(side, t, strict=True)]
+                for side, t in ((home, befores[0]), (away, befores[1]))
             ]
             rated = self.model.rate(teams, ranks=_RANKS[game.result])
             outcomes = _OUTCOME[game.result]
             for side, (subjects, new) in enumerate(zip((home, away), rated, strict=True)):
                 outcome = outcomes[side]
                 for subject, before, r in zip(subjects, befores[side], new, strict=True):
-                    after = replace(
-                        before,
+                    # built field by field: ``dataclasses.replace`` cost as much again
+                    after = State(
                         mu=r.mu,
                         sigma=r.sigma,
                         games=before.games + 1,
@@ -263,6 +269,20 @@ class Rater:
                     self.states[subject] = after
                     changes.append(Change(subject, game.key, before, after, outcome))
         return changes
+
+    def _input(
+        self, subject: Subject, state: State, on: date, shared: bool = True
+    ) -> PlackettLuceRating:
+        """The subject's rating as openskill takes it for a game on ``on`` (sigma widened)."""
+        sigma = widened_sigma(state, on, self.params)
+        if not shared:
+            return self.model.rating(mu=state.mu, sigma=sigma)
+        rating = self._inputs.get(subject)
+        if rating is None:
+            rating = self._inputs[subject] = self.model.rating()
+        rating.mu = state.mu
+        rating.sigma = sigma
+        return rating
 
     def replay(self, games: Iterable[Game]) -> list[Change]:
         changes: list[Change] = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date, datetime
 from typing import Literal, TypeVar
 
@@ -169,7 +169,9 @@ def _load_games(
         qs = qs.filter(id__in=list(match_ids))
     rows = []
     stamps: dict[int, datetime] = {}
-    for row in qs.values_list(*_KEY_FIELDS, "updated_at"):
+    # streamed (a server-side cursor on PostgreSQL, inside the caller's transaction): a full
+    # log is read in chunks, not fetched as one result set first
+    for row in qs.values_list(*_KEY_FIELDS, "updated_at").iterator(chunk_size=BATCH):
         rows.append(row[:-1])
         stamps[row[0]] = row[-1]
     if not rows:
@@ -458,6 +460,14 @@ def _try_lock() -> bool:
     return True
 
 
+def _empty(*models) -> None:
+    """Every row of the cache's tables gone, for a full recompute. ``DELETE`` row by row, not
+    ``TRUNCATE``: pages go on reading the committed cache while the recompute runs (a
+    ``TRUNCATE`` would make them wait for its commit)."""
+    for model in models:
+        model.objects.all().delete()
+
+
 def _analyze(*models) -> None:
     """Fresh planner statistics after a bulk rewrite: without them the next rating queries scan
     whole indexes until autovacuum gets there."""
@@ -475,25 +485,34 @@ def _finish(run: RatingRun, games: int, started: float) -> RatingRun:
     return run
 
 
+Progress = Callable[[str, int, int], None]
+"""``progress(step, done, total)``: how far a recompute is, for a command's progress bar."""
+
+
+def _no_progress(step: str, done: int, total: int) -> None:
+    pass
+
+
 def recompute(
     start: GameKey | None = None,
     params: Params = DEFAULT_PARAMS,
     reason: str = "",
     extra_subjects: Iterable[Subject] = (),
+    progress: Progress = _no_progress,
 ) -> RatingRun:
     """Replay the log from ``start`` (or from the beginning) and rewrite the cache from there.
 
     ``extra_subjects`` are also reset to their last change before ``start``: the players of
-    deleted matches, whose changes the deletion already removed.
+    deleted matches, whose changes the deletion already removed. One transaction: the log read
+    streamed, the games rated in memory, the cache written by ``COPY`` (``_insert_rows``).
+    ``progress`` hears of each step ("reading", "rating", "writing") as it goes.
     """
     started = time.perf_counter()
     with transaction.atomic():
         _lock()
         if start is None:
             run = _new_run(RatingRun.Kind.FULL, params, reason)
-            RatingChange.objects.all().delete()
-            RatedMatch.objects.all().delete()
-            Rating.objects.all().delete()
+            _empty(RatingChange, RatedMatch, Rating)
             rater = Rater(params)
         else:
             run = _new_run(RatingRun.Kind.REPLAY, params, reason, start)
@@ -509,11 +528,18 @@ def recompute(
             Rating.objects.filter(_subject_filter(affected)).delete()
             _save_ratings(restored, params)
             rater = Rater(params, _load_states())
+        progress("reading", 0, 1)
         games, stamps = _load_games(start)
-        changes = rater.replay(games)
+        progress("reading", 1, 1)
+        changes: list[Change] = []
+        for done in range(0, len(games), BATCH):  # the games are in key order already
+            changes.extend(rater.replay(games[done : done + BATCH]))
+            progress("rating", min(done + BATCH, len(games)), len(games))
+        progress("writing", 0, 1)
         _write_changes(run, changes, games, stamps)
         touched = {c.subject for c in changes}
         _save_ratings({s: rater.states[s] for s in touched}, params)
+        progress("writing", 1, 1)
     _analyze(RatingChange, RatedMatch, Rating)
     logger.info(
         "ratings %s: %d games in %.2fs", run.kind, len(games), time.perf_counter() - started

@@ -38,7 +38,7 @@ logger = logging.getLogger(__name__)
 State = TableReport.State
 MAX_DRAFT_CHARS = 20_000
 MAX_COMMENT_CHARS = 2_000
-REFEREE_WAITS = (State.DISPUTED, State.EXPIRED)
+REFEREE_WAITS = TableReport.FOR_REFEREE
 
 
 # --------------------------------------------------------------------------- reading helpers
@@ -572,6 +572,10 @@ def for_referee(report: TableReport) -> bool:
     """Whether the referee has to decide on this report (disputed, unanswered, or signed by
     both over a result the organizer had already put in force)."""
     if report.state in REFEREE_WAITS:
+        if report.signed_with_code and report.state == State.DISPUTED:
+            # countersigned with the code, then disputed by the code's line: the result stays
+            # in force until the referee keeps it or enters another one (offline.dispute_signed)
+            return True
         # unless the referee already rejected its versions (on the desk's result page)
         return any(
             version is not None and version.status == ResultVersion.Status.AWAITING
@@ -618,6 +622,19 @@ def decide(
         if chosen is None:
             raise ReportError(_("The other side gave no sheet of its own."))
         reason = clean_text(reason)
+        if report.signed_with_code and chosen.status == ResultVersion.Status.IN_FORCE:
+            if choice != "reported":
+                raise ReportError(
+                    _(
+                        "This sheet is in force: to change it, enter the right result on the "
+                        "desk's result page."
+                    )
+                )
+            results.check_based_on(locked, based_on)
+            report.state = State.DECIDED
+            report.save(update_fields=["state", "updated_at"])
+            _log(locked, "table.decided", report, user=user, choice=choice, chosen=chosen.number)
+            return report
         rejected = [other] if choice != "neither" else [chosen, other]
         if choice != "neither":
             results.accept_version(chosen, user=user, reason=reason, based_on=based_on)

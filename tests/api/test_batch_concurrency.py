@@ -78,7 +78,7 @@ def _submit(match, seed, *, declared=True):
     if not declared:  # another record of the same result
         for deal in document["deals"]:
             deal.pop("declared", None)
-    with mock.patch.object(services, "enqueue_verification"):
+    with mock.patch.object(services.enqueueing, "enqueue_verification"):
         return services.submit_record(match, document).submission.pk
 
 

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(
 
 def pending_records(tournament, seed_base=0):
     """One stored, not yet verified record per match (nothing is enqueued)."""
-    with mock.patch.object(services, "enqueue_verification"):
+    with mock.patch.object(services.enqueueing, "enqueue_verification"):
         return [
             services.submit_record(
                 match, factories.record(tournament, seed=seed_base + index)
@@ -86,7 +86,7 @@ def test_one_failing_record_fails_alone_and_the_batch_commits_the_others():
         return saved
 
     with (
-        mock.patch.object(services, "compute_verdict", compute_or_fail),
+        mock.patch.object(services.verifying, "compute_verdict", compute_or_fail),
         mock.patch.object(results, "apply_verified_result", apply_or_fail),
     ):
         assert services.verify_waiting(ids[0]) == "verified"
@@ -106,7 +106,10 @@ def test_one_failing_record_fails_alone_and_the_batch_commits_the_others():
 
 
 @pytest.mark.django_db
-def test_records_another_worker_holds_are_left_to_it():
+def test_records_another_worker_holds_are_left_to_it_and_the_others_verified_meanwhile():
+    """A message whose record another worker's batch took along leads a batch of the records
+    still waiting (it sent itself again at once: one more message for every record taken
+    along, when records come one at a time)."""
     tournament = factories.tournament(lines=4)  # 6 matches
     ids = pending_records(tournament, seed_base=100)
     held = ids[:2]
@@ -114,12 +117,12 @@ def test_records_another_worker_holds_are_left_to_it():
     try:
         with other.cursor() as cursor:  # another worker's session claims two records
             cursor.execute(
-                f"SELECT pg_try_advisory_lock({services._claim_key('id')}) "
+                f"SELECT pg_try_advisory_lock({services.batches._claim_key('id')}) "
                 "FROM unnest(%s::bigint[]) AS id",
                 [held],
             )
-        assert services.verify_waiting(held[0]) == "claimed"
-        assert services.verify_waiting(ids[2]) == "verified"
+        assert services.verify_waiting(held[0]) == "claimed"  # still held: it looks again
+        assert services.verify_waiting(ids[2]) == "already-final"  # verified meanwhile
     finally:
         close_session(other)  # its session's claims end with it, as a dead worker's do
     states = dict(Submission.objects.filter(pk__in=ids).values_list("pk", "state"))
@@ -130,6 +133,33 @@ def test_records_another_worker_holds_are_left_to_it():
     }  # never tried: they may still join a batch
     assert services.verify_waiting(held[1]) == "verified"
     assert Submission.objects.filter(pk__in=ids, state="verified").count() == len(ids)
+
+
+@pytest.mark.django_db
+def test_a_message_whose_record_another_batch_wrote_meanwhile_ends_without_looking_again():
+    """The other batch wrote the record while this message led its own: the message ends
+    (it sent itself again, one more message for the record)."""
+    tournament = factories.tournament(lines=4)  # 6 matches
+    ids = pending_records(tournament, seed_base=150)
+    other = connections.create_connection("default")
+    claim_waiting = services.batches._claim_waiting
+
+    def the_other_batch_writes_meanwhile(bound):
+        # (the rows are this test's, uncommitted: the other session cannot write them itself)
+        Submission.objects.filter(pk=ids[0]).update(state="rejected")
+        return claim_waiting(bound)
+
+    try:
+        with other.cursor() as cursor:  # another worker's batch holds the first
+            key = services.batches._claim_key("%s")
+            cursor.execute(f"SELECT pg_try_advisory_lock({key})", [ids[0]])
+        with mock.patch.object(
+            services.batches, "_claim_waiting", the_other_batch_writes_meanwhile
+        ):
+            assert services.verify_waiting(ids[0]) == "already-final"
+    finally:
+        close_session(other)
+    assert Submission.objects.filter(pk__in=ids[1:], state="verified").count() == len(ids) - 1
 
 
 @pytest.mark.django_db
@@ -147,9 +177,10 @@ def test_records_with_ids_past_32_bits_up_to_the_largest_are_claimed_and_verifie
     other = connections.create_connection("default")
     try:
         with other.cursor() as cursor:  # another worker's session claims the last one
-            cursor.execute(f"SELECT pg_try_advisory_lock({services._claim_key('%s')})", [ids[-1]])
-        assert services.verify_waiting(ids[-1]) == "claimed"
-        assert services.verify_waiting(ids[0]) == "verified"  # with the others but the held one
+            key = services.batches._claim_key("%s")
+            cursor.execute(f"SELECT pg_try_advisory_lock({key})", [ids[-1]])
+        assert services.verify_waiting(ids[-1]) == "claimed"  # the others verified meanwhile
+        assert services.verify_waiting(ids[0]) == "already-final"
     finally:
         close_session(other)
     states = dict(Submission.objects.filter(pk__in=ids).values_list("pk", "state"))
@@ -164,7 +195,7 @@ def claims_free(ids) -> bool:
     try:
         with other.cursor() as cursor:
             cursor.execute(
-                f"SELECT bool_and(pg_try_advisory_lock({services._claim_key('id')})) "
+                f"SELECT bool_and(pg_try_advisory_lock({services.batches._claim_key('id')})) "
                 "FROM unnest(%s::bigint[]) AS id",
                 [ids],
             )
@@ -186,13 +217,13 @@ def test_a_batch_stopped_part_way_leaves_no_record_claimed(where):
     them "claimed"."""
     tournament = factories.tournament(lines=4)  # 6 matches
     ids = pending_records(tournament, seed_base=400)
-    real = getattr(services, where)
+    real = getattr(services.batches, where)
 
     def stopped(*args, **kwargs):
         real(*args, **kwargs)
         raise Stopped
 
-    with mock.patch.object(services, where, stopped), pytest.raises(Stopped):
+    with mock.patch.object(services.batches, where, stopped), pytest.raises(Stopped):
         services.verify_waiting(ids[0])
     assert claims_free(ids)
     for pk in ids:  # their messages come back and every record is verified
@@ -208,12 +239,12 @@ def test_claims_on_ids_2_48_apart_are_all_released_after_a_stop():
     own = 7
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT pg_try_advisory_lock({services._claim_key('id')}) "
+            f"SELECT pg_try_advisory_lock({services.batches._claim_key('id')}) "
             "FROM unnest(%s::bigint[]) AS id",
             [[own, own + 2**48, own + 1]],
         )
         assert [taken for (taken,) in cursor.fetchall()] == [True, True, True]
-    services._release(None)
+    services.batches._release(None)
     assert claims_free([own, own + 1])
 
 

@@ -24,7 +24,7 @@ def stored(match, seed=1):
 
 def test_a_record_that_kills_its_worker_fails_after_the_bounded_deliveries(match):
     sub = stored(match)
-    with mock.patch.object(services, "compute_verdict", side_effect=WorkerDied):
+    with mock.patch.object(services.verifying, "compute_verdict", side_effect=WorkerDied):
         for _ in range(services.MAX_ATTEMPTS):
             with pytest.raises(WorkerDied):
                 tasks.verify_submission.apply((sub.pk,), throw=True)
@@ -41,7 +41,7 @@ def test_a_record_that_kills_its_worker_fails_after_the_bounded_deliveries(match
 
 def test_the_failed_status_is_in_the_api_and_a_rerun_starts_over(match, eager_celery):
     sub = stored(match)
-    with mock.patch.object(services, "compute_verdict", side_effect=WorkerDied):
+    with mock.patch.object(services.verifying, "compute_verdict", side_effect=WorkerDied):
         for _ in range(services.MAX_ATTEMPTS):
             with pytest.raises(WorkerDied):
                 tasks.verify_submission.apply((sub.pk,), throw=True)
@@ -62,7 +62,8 @@ def test_a_hung_verification_is_stopped_by_the_soft_time_limit(match):
     sub = stored(match)
     assert tasks.verify_submission.soft_time_limit and tasks.verify_submission.time_limit
     assert tasks.verify_submission.soft_time_limit < tasks.verify_submission.time_limit
-    with mock.patch.object(services, "compute_verdict", side_effect=SoftTimeLimitExceeded):
+    stopped = SoftTimeLimitExceeded
+    with mock.patch.object(services.verifying, "compute_verdict", side_effect=stopped):
         assert tasks.verify_submission.apply((sub.pk,)).get() == "error"
     sub.refresh_from_db()
     assert sub.state == "error"

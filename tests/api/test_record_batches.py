@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import services, tasks
-from games.models import Submission
+from games.models import Submission, content_hash
 from tests.api import factories
 from tests.api.conftest import client_for
 from tournaments.models import Match
@@ -57,7 +57,7 @@ def test_each_record_is_stored_and_verified_with_its_own_answer(
         assert submission.match == match
         assert submission.state == Submission.State.VERIFIED  # eager verification in tests
         assert "match" not in submission.document  # the envelope is not part of the record
-        assert submission.content_hash == services.content_hash(
+        assert submission.content_hash == content_hash(
             services.record_body(named(match, records[matches.index(match)]))
         )
 
@@ -130,7 +130,7 @@ def test_the_same_record_again_is_200_and_versions_follow_in_order(tournament, o
 def test_the_per_match_caps_count_the_records_of_the_batch_itself(
     tournament, organizer, monkeypatch
 ):
-    monkeypatch.setattr(services, "MAX_VERSIONS_PER_MATCH", 2)
+    monkeypatch.setattr(services.submitting, "MAX_VERSIONS_PER_MATCH", 2)
     match = factories.matches(tournament)[0]
     body = [named(match, factories.record(tournament, seed=s)) for s in (1, 2, 3)]
     results = post(client_for(organizer, token=True), body).json()["results"]
@@ -155,7 +155,7 @@ def test_a_body_that_is_not_a_batch_is_refused_whole(organizer, body, status, co
 
 
 def test_a_batch_holds_a_bounded_number_of_records(tournament, organizer, monkeypatch):
-    monkeypatch.setattr(services, "MAX_BATCH_RECORDS", 2)
+    monkeypatch.setattr(services.documents, "MAX_BATCH_RECORDS", 2)
     match = factories.matches(tournament)[0]
     body = [named(match, factories.record(tournament, seed=s)) for s in (1, 2, 3)]
     response = post(client_for(organizer, token=True), body)
@@ -165,7 +165,9 @@ def test_a_batch_holds_a_bounded_number_of_records(tournament, organizer, monkey
 
 
 def test_a_batch_over_the_size_limit_is_413(tournament, organizer, monkeypatch):
+    # read by the view (the Content-Length) and by the body's decoding
     monkeypatch.setattr(services, "MAX_BATCH_BYTES", 1000)
+    monkeypatch.setattr(services.documents, "MAX_BATCH_BYTES", 1000)
     match = factories.matches(tournament)[0]
     response = post(client_for(organizer, token=True), [named(match, factories.record(tournament))])
     assert response.status_code == 413
@@ -207,7 +209,7 @@ def test_records_submitted_together_go_to_the_broker_as_one_message_per_batch(
     in-process, and every record of it ends verified)."""
     from games import tasks
 
-    monkeypatch.setattr(services, "BATCH_SIZE", 2)
+    monkeypatch.setattr(services.enqueueing, "BATCH_SIZE", 2)
     sent = []
     original = tasks.verify_submissions.apply_async
 
@@ -289,7 +291,7 @@ def test_each_record_of_a_batch_keeps_the_one_record_size_limit(tournament, orga
     big["deals"] = big["deals"] * 3  # a longer (illegal) record: refused by size before all
     limit = len(json.dumps(small, ensure_ascii=False).encode()) + 100
     assert len(json.dumps(big, ensure_ascii=False).encode()) > limit
-    monkeypatch.setattr(services, "MAX_RECORD_BYTES", limit)
+    monkeypatch.setattr(services, "MAX_RECORD_BYTES", limit)  # what the view passes on
     response = post(
         client_for(organizer, token=True), [named(small_match, small), named(big_match, big)]
     )
@@ -424,7 +426,8 @@ def test_the_per_match_size_cap_counts_the_records_of_the_batch_itself(
     match, other = factories.matches(tournament)[:2]
     records = [factories.record(tournament, seed=s) for s in (1, 2, 3, 4)]
     sizes = [len(json.dumps(r, ensure_ascii=False).encode()) for r in records]
-    monkeypatch.setattr(services, "MAX_BYTES_PER_MATCH", sizes[0] + sizes[1] + sizes[2] - 1)
+    three = sizes[0] + sizes[1] + sizes[2]
+    monkeypatch.setattr(services.submitting, "MAX_BYTES_PER_MATCH", three - 1)
     body = [named(match, r) for r in records[:3]] + [named(other, records[3])]
     results = post(client_for(organizer, token=True), body).json()["results"]
     assert [item["status"] for item in results] == [202, 202, 413, 202]

@@ -23,7 +23,7 @@ def stored_as_before_batches(match, seed) -> tuple[int, dict]:
     with the ``match`` field beside its own fields, hashed with it. Its id and the record
     without the field."""
     record = factories.record(match.round.stage.tournament, seed=seed)
-    with mock.patch.object(services, "enqueue_verification"):
+    with mock.patch.object(services.enqueueing, "enqueue_verification"):
         pk = services.submit_record(match, record).submission.pk
     old = {"match": match.pk, **record}
     with connection.cursor() as cursor:
@@ -49,7 +49,7 @@ def test_a_record_stored_with_a_match_field_loses_it_and_is_known_when_sent_agai
     kept = Submission.objects.get(pk=pk)
     assert kept.document == record
     assert kept.content_hash == content_hash(record)
-    with mock.patch.object(services, "enqueue_verification"):
+    with mock.patch.object(services.enqueueing, "enqueue_verification"):
         again = services.submit_record(match, {"match": match.pk, **record})
     assert not again.created
     assert again.submission.pk == pk
@@ -63,7 +63,7 @@ def test_a_record_already_sent_again_keeps_its_old_hash_and_the_migration_goes_t
     tournament = factories.tournament(lines=3)
     match = factories.matches(tournament)[0]
     pk, record = stored_as_before_batches(match, seed=811)
-    with mock.patch.object(services, "enqueue_verification"):
+    with mock.patch.object(services.enqueueing, "enqueue_verification"):
         later = services.submit_record(match, record)
     assert later.created  # what the old hash cost before the migration
     migrate()
@@ -78,7 +78,7 @@ def test_records_stored_without_a_match_field_are_left_as_they_are():
     tournament = factories.tournament(lines=3)
     match, other = factories.matches(tournament)[:2]
     stored_as_before_batches(match, seed=812)  # the one the migration changes
-    with mock.patch.object(services, "enqueue_verification"):
+    with mock.patch.object(services.enqueueing, "enqueue_verification"):
         untouched = services.submit_record(other, factories.record(tournament, seed=813))
     before = Submission.objects.values_list("document", "content_hash").get(
         pk=untouched.submission.pk

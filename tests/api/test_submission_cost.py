@@ -56,7 +56,7 @@ documents = st.recursive(
 @given(documents)
 def test_the_one_pass_text_check_refuses_what_a_walk_refuses(document):
     try:
-        services._check_storable_text(document)
+        services.check_storable_text(document)
         refused = None
     except MalformedDocument as exc:
         refused = exc.code

@@ -74,7 +74,7 @@ def test_a_persistent_database_error_ends_in_error_with_the_reason(match):
 
 def test_an_unexpected_failure_ends_in_error_with_the_reason(match):
     sub = stored(match)
-    with mock.patch.object(services, "compute_verdict", side_effect=KeyError("totals")):
+    with mock.patch.object(services.verifying, "compute_verdict", side_effect=KeyError("totals")):
         assert tasks.verify_submission.delay(sub.pk).get() == "error"
     sub.refresh_from_db()
     assert sub.state == "error"

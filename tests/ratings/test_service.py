@@ -203,3 +203,21 @@ def test_deleting_a_rated_tournament_replays_the_rest(
     assert snapshot() == after_delete
     # Player 5 only played singles in the deleted tournament: no singles rating is left.
     assert not Rating.objects.filter(pool="singles", player=league["players"][5]).exists()
+
+
+@pytest.mark.django_db
+def test_the_recompute_command_shows_its_progress_step_by_step(league, world):
+    """A full recompute of a large log runs for seconds: the command shows a bar for reading,
+    rating (game by game) and writing, on stderr, and its one-line report on stdout."""
+    import io
+
+    games = len(league["matches"])  # played with their results
+    out, err = io.StringIO(), io.StringIO()
+    call_command("recompute_ratings", stdout=out, stderr=err)
+    bars = err.getvalue()
+    assert "reading" in bars and "writing" in bars
+    assert f"{games}/{games}" in bars  # every game rated, counted
+    assert out.getvalue().count("\n") == 1 and "games in" in out.getvalue()
+    silent = io.StringIO()
+    call_command("recompute_ratings", "--no-progress", stdout=io.StringIO(), stderr=silent)
+    assert silent.getvalue() == ""

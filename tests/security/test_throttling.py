@@ -161,7 +161,7 @@ def test_export_is_throttled_on_locmem_and_redis(monkeypatch, cache_kind):
 
 
 def test_versions_per_match_are_capped(monkeypatch):
-    monkeypatch.setattr(services, "MAX_VERSIONS_PER_MATCH", 3)
+    monkeypatch.setattr(services.submitting, "MAX_VERSIONS_PER_MATCH", 3)
     organizer = factories.user("org-cap", is_staff=True)
     tournament = factories.tournament(lines=3, organizer=organizer)
     match = factories.matches(tournament)[0]
@@ -180,7 +180,7 @@ def test_bytes_per_match_are_capped(monkeypatch):
     tournament = factories.tournament(lines=3, organizer=organizer)
     match = factories.matches(tournament)[0]
     size = len(json.dumps(factories.record(tournament, seed=1)))
-    monkeypatch.setattr(services, "MAX_BYTES_PER_MATCH", int(size * 2.5))
+    monkeypatch.setattr(services.submitting, "MAX_BYTES_PER_MATCH", int(size * 2.5))
     assert _submit(organizer, match, 1).status_code == 202
     assert _submit(organizer, match, 2).status_code == 202
     refused = _submit(organizer, match, 3)

@@ -189,7 +189,7 @@ def test_a_delivery_that_cannot_be_recorded_at_all_is_logged_with_its_match(
 
 def _submit(match, seed):
     document = factories.record(match.round.stage.tournament, seed=seed)
-    with mock.patch.object(games, "enqueue_verification"):
+    with mock.patch.object(games.enqueueing, "enqueue_verification"):
         return games.submit_record(match, document).submission.pk
 
 

@@ -396,3 +396,24 @@ def _jsonable(value):
         return float(value)
     except (TypeError, ValueError):
         return str(value)
+
+
+class BoardSerializer(serializers.Serializer):
+    """One prepared deal (``scopa.Board.as_dict``): the deck in the order it is dealt, card
+    codes as in a ``scopa-match/1`` record, and the dealer's seat."""
+
+    number = serializers.IntegerField()
+    variant = serializers.CharField()
+    seats = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    deck = serializers.ListField(child=serializers.CharField())
+
+
+class TableBoardsSerializer(serializers.Serializer):
+    """The boards one duplicate table plays in its round, in order: deal i of its record is
+    board i of this list."""
+
+    match = serializers.IntegerField()
+    round = serializers.IntegerField()
+    table = serializers.IntegerField(allow_null=True)
+    boards = BoardSerializer(many=True)

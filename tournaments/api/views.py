@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import NotAuthenticated, NotFound, PermissionDenied
 from rest_framework.response import Response
 
 from tournaments import access
@@ -21,8 +21,9 @@ from tournaments.api.permissions import (
     is_organizer,
     visible_tournaments,
 )
+from tournaments.exceptions import RoundNotStarted
 from tournaments.models import Entry, Group, Line, Match, ResultVersion, Role, Round, Stage
-from tournaments.services import pairing, roles, schedule, standings
+from tournaments.services import duplicate, pairing, roles, schedule, standings
 
 logger = logging.getLogger(__name__)
 
@@ -246,6 +247,29 @@ class MatchViewSet(ReadOnlyViewSet):
             )
             .order_by("round_id", "table_number", "id")
         )
+
+    @extend_schema(request=None, responses={200: serializers.TableBoardsSerializer})
+    @action(detail=True, methods=["get"])
+    def boards(self, request, pk=None):
+        """A duplicate table's boards (full deck order and dealer), once its round has started,
+        to whoever may submit its record; nothing of other tables."""
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        match = self.get_object()
+        if not access.can_receive_boards(request.user, match):
+            raise PermissionDenied(_("Only this table's players and the staff get its boards."))
+        boards = duplicate.boards_of_match(match)
+        if not boards:
+            raise NotFound(_("This match plays no prepared boards."))
+        if match.round.starts_at is None:
+            raise RoundNotStarted()
+        data = {
+            "match": match.pk,
+            "round": match.round.number,
+            "table": match.table_number,
+            "boards": [board.as_dict() for board in boards],
+        }
+        return Response(serializers.TableBoardsSerializer(data).data)
 
 
 class LineViewSet(ReadOnlyViewSet):

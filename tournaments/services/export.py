@@ -21,6 +21,7 @@ from django.utils import timezone
 from tournaments import standings_columns
 from tournaments.algorithms.prizes import PrizeSpec, RankedLine, allocate, handing_order
 from tournaments.models import (
+    BoardSet,
     ChangeLog,
     Entry,
     Group,
@@ -38,6 +39,7 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
+from tournaments.services import duplicate
 from tournaments.services.csv_cells import write_csv
 from tournaments.services.results import deals_in_force
 
@@ -214,6 +216,7 @@ def build_document(tournament: Tournament) -> dict:
         stage_docs.append(
             {
                 **(_pairing_doc(stage) if stage.is_paired_by_round else {}),
+                **_duplicate_doc(stage, lref),
                 "order": stage.order,
                 "name": stage.name,
                 "kind": stage.kind,
@@ -348,6 +351,14 @@ def _prizes_doc(t: Tournament, final: list[dict], entry_of: dict, line_ref: dict
         }
         for spec in handing_order(specs)
     ]
+
+
+def _duplicate_doc(stage, lref) -> dict:
+    """A duplicate stage's boards and movement (secrets left out), absent for the other kinds."""
+    if stage.kind != Stage.Kind.DUPLICATE:
+        return {}
+    board_set = BoardSet.objects.filter(stage=stage).first()
+    return {"duplicate": duplicate.export_doc(board_set, lref)} if board_set else {}
 
 
 def _pairing_doc(stage) -> dict:

@@ -38,7 +38,7 @@ from tournaments.models import (
     VPTable,
     VPTableRow,
 )
-from tournaments.services import results, rows
+from tournaments.services import duplicate, results, rows
 from tournaments.services.export import FORMAT
 from tournaments.signals import tournament_imported
 
@@ -425,6 +425,11 @@ def _import(doc: dict, slug: str | None) -> Tournament:
         )
         if s["status"] == Stage.Status.CLOSED:
             closed.append(stage.pk)
+        if s.get("duplicate") is not None:
+            try:
+                duplicate.import_board_set(stage, s["duplicate"], line_id)
+            except duplicate.BoardSetImportError as error:
+                raise TournamentImportError(str(error)) from None
         groups = {}
         for g in s["groups"]:
             group = _create(Group, stage=stage, name=g["name"], order=g.get("order", 0))

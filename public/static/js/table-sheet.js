@@ -1,18 +1,26 @@
 /* The phone score sheet at the table (scoresheets/templates/scoresheets/sheet.html).
  *
- * Deal by deal, the categories of the match's variant (the server lists them). The server
- * decides everything about the rules: after each change the sheet is sent to the check URL,
- * which answers with the running totals, whether the match is over, the referee's sentence and
- * what the next deal must be (a tie-break deal, the last capture). What is typed is kept in
- * localStorage at once, so a dropped connection or a reload loses nothing; the submission
- * carries a client key fixed for this sheet, so sending it again stores nothing twice. No inline
- * script (the CSP forbids it): the page passes its settings in data attributes. */
+ * Deal by deal, the categories of the match's variant (the server lists them). Online, the
+ * server referees the sheet as it is typed: after each change it goes to the check URL, which
+ * answers with the running totals, whether the match is over, the referee's sentence and what
+ * the next deal must be. Offline, the phone keeps the running totals itself and lets the
+ * player finish: the server referees the sheet when it arrives (and refuses an impossible one,
+ * which then comes back here to be corrected).
+ *
+ * What is typed is kept at once in IndexedDB (table-store.js): a reload, a closed browser or a
+ * phone restarted loses nothing. A finished sheet goes to the outbox (table-app.js) with a
+ * client key fixed for this sheet, and is sent whenever the network answers, as often as
+ * needed; the server stores it once. The other line may countersign on this same phone with
+ * its one-time code (printed on its half of the table card), online or offline: the server
+ * checks the code when the sheet arrives. No inline script (the CSP forbids it): the page
+ * passes its settings in data attributes. */
 (function () {
   "use strict";
   var root = document.getElementById("sheet");
-  if (!root) {
+  if (!root || !window.ScopaTableStore) {
     return;
   }
+  var store = window.ScopaTableStore;
   var cfg = JSON.parse(root.dataset.entry);
   var storageKey = root.dataset.storageKey;
   var csrf = document.querySelector("input[name=csrfmiddlewaretoken]");
@@ -23,35 +31,35 @@
   var submitButton = document.getElementById("submit-sheet");
   var addButton = document.getElementById("add-deal");
   var timeBox = document.getElementById("time-expired");
-  var submitLabel = submitButton.textContent;
-
-  function load() {
-    try {
-      return JSON.parse(window.localStorage.getItem(storageKey) || "null");
-    } catch (e) {
-      return null;
-    }
-  }
-
-  var stored = load();
-  var state = {
-    deals: (stored && stored.deals) || cfg.deals || [],
-    client_key: (stored && stored.client_key) || root.dataset.clientKey,
-    based_on: stored && stored.based_on !== undefined ? stored.based_on : root.dataset.basedOn,
-    time_expired: Boolean(stored && stored.time_expired),
-    pending: Boolean(stored && stored.pending),
-  };
+  var codeBox = document.getElementById("countersign-code");
+  var codeButton = document.getElementById("countersign-here");
+  var SENT = ["waiting", "countersigned", "referee", "done"];
+  var state = null;
   var lastCapture = -1;
   var over = false;
-  var sending = false;
+  var online = true;
   var timer = null;
 
+  function fresh() {
+    return {
+      deals: cfg.deals || [],
+      client_key: root.dataset.clientKey,
+      based_on: root.dataset.basedOn,
+      lines: cfg.lines,
+      time_expired: false,
+      outbox: null,
+    };
+  }
+
   function save() {
-    try {
-      window.localStorage.setItem(storageKey, JSON.stringify(state));
-    } catch (e) {
-      /* private mode or full: the server's draft still has it */
-    }
+    state.sync_url = root.dataset.syncUrl;
+    state.status_url = root.dataset.statusUrl;
+    state.csrf = csrf ? csrf.value : "";
+    return store.put(storageKey, state);
+  }
+
+  function locked() {
+    return Boolean(state.outbox) && ["queued", "kept"].indexOf(state.outbox.status) !== -1;
   }
 
   function blankDeal(tiebreak) {
@@ -177,6 +185,26 @@
     state.deals.forEach(function (_deal, index) {
       dealsBox.appendChild(makeCard(index));
     });
+    lockInputs();
+  }
+
+  function lockInputs() {
+    var frozen = locked();
+    root.querySelectorAll("#deals input, #deals select, #time-expired").forEach(function (input) {
+      input.disabled = frozen;
+    });
+    addButton.disabled = frozen;
+    if (codeBox) {
+      codeBox.disabled = frozen;
+      codeButton.disabled = frozen || !ready();
+    }
+    submitButton.disabled = frozen || !ready();
+  }
+
+  function ready() {
+    // online: the server's referee says the match is over; offline: a sheet with deals may
+    // be queued, refereed when it arrives
+    return online ? over : filledDeals().length > 0;
   }
 
   function addDeal(tiebreak) {
@@ -189,9 +217,21 @@
     if (card) {
       refreshCard(card);
     }
+    localTotals();
+    roomForNext();
     save();
     window.clearTimeout(timer);
     timer = window.setTimeout(check, 350);
+  }
+
+  function localTotals() {
+    var totals = [0, 1].map(function (side) {
+      return state.deals.reduce(function (sum, deal) {
+        return sum + sideSum(deal, side);
+      }, 0);
+    });
+    document.getElementById("total-home").textContent = String(totals[0]);
+    document.getElementById("total-away").textContent = String(totals[1]);
   }
 
   function post(url, body) {
@@ -204,8 +244,21 @@
   }
 
   function showOffline(on) {
+    online = !on;
     offlineBox.hidden = !on;
     offlineBox.textContent = on ? root.dataset.tOffline : "";
+    if (on) {
+      sentence.textContent = root.dataset.tLocal;
+      roomForNext();
+    }
+    lockInputs();
+  }
+
+  function roomForNext() {
+    // offline nobody says what the next deal must be: a blank one, the player goes on typing
+    if (!online && !locked() && filledDeals().length === state.deals.length) {
+      addDeal(false);
+    }
   }
 
   function showError(message) {
@@ -222,6 +275,9 @@
   }
 
   function check() {
+    if (locked()) {
+      return;
+    }
     post(root.dataset.checkUrl, { deals: state.deals, time_expired: state.time_expired })
       .then(function (response) {
         return response.json();
@@ -232,7 +288,6 @@
       })
       .catch(function () {
         showOffline(true);
-        submitButton.disabled = sending;
       });
   }
 
@@ -240,7 +295,8 @@
     if (!answer.ok) {
       showError(answer.error);
       sentence.textContent = "";
-      submitButton.disabled = true;
+      over = false;
+      lockInputs();
       return;
     }
     showError("");
@@ -248,7 +304,6 @@
     document.getElementById("total-away").textContent = String(answer.totals[1]);
     sentence.textContent = answer.sentence;
     over = answer.over;
-    submitButton.disabled = !over || sending;
     addButton.hidden = over;
     var filled = filledDeals();
     lastCapture = answer.needs_last_capture ? filled.length - 1 : -1;
@@ -266,77 +321,94 @@
       }
     }
     cards().forEach(refreshCard);
+    lockInputs();
     save();
   }
 
-  function send() {
-    if (sending) {
-      return;
-    }
-    sending = true;
-    submitButton.disabled = true;
-    submitButton.textContent = root.dataset.tSending;
-    post(root.dataset.submitUrl, {
-      deals: filledDeals(),
-      time_expired: state.time_expired,
-      client_key: state.client_key,
-      based_on: state.based_on,
-    })
-      .then(function (response) {
-        return response.json();
-      })
-      .then(function (answer) {
-        sending = false;
-        submitButton.textContent = submitLabel;
-        showOffline(false);
-        if (answer.ok) {
-          window.localStorage.removeItem(storageKey);
-          window.location.assign(answer.url);
-          return;
-        }
-        state.pending = false;
-        save();
-        showError(answer.error);
-        submitButton.disabled = !over;
-      })
-      .catch(function () {
-        sending = false;
-        submitButton.textContent = submitLabel;
-        submitButton.disabled = false;
-        showOffline(true); // kept as pending: sent again when the connection is back
-      });
-  }
-
-  addButton.addEventListener("click", function () {
-    addDeal(false);
-    changed(null);
-  });
-  submitButton.addEventListener("click", function () {
-    state.pending = true;
-    save();
-    send();
-  });
-  if (timeBox) {
-    timeBox.checked = state.time_expired;
-    timeBox.addEventListener("change", function () {
-      state.time_expired = timeBox.checked;
-      changed(null);
+  function queue(code) {
+    state.sent_deals = filledDeals();
+    state.outbox = { status: "queued", tries: 0, code: code || "", error: "" };
+    lockInputs();
+    save().then(function () {
+      if (window.ScopaOutbox) {
+        window.ScopaOutbox.flush(false);
+      }
     });
   }
-  window.addEventListener("online", function () {
-    showOffline(false);
-    if (state.pending) {
-      send();
-    } else {
+
+  document.addEventListener("scopa:outbox", function (event) {
+    var record = event.detail;
+    if (!record || record.key !== storageKey || !state) {
+      return;
+    }
+    state.outbox = record.outbox;
+    if (record.outbox && SENT.indexOf(record.outbox.status) !== -1) {
+      window.location.assign(root.dataset.pageUrl); // the server's page says where it stands
+      return;
+    }
+    if (record.outbox && record.outbox.status === "queued") {
+      showOffline(true);
+    }
+    if (record.outbox && ["refused", "wrong_code"].indexOf(record.outbox.status) !== -1) {
+      showError(record.outbox.error);
+      state.outbox = null; // back to the player: correct the sheet or type the code again
+      save();
       check();
     }
+    lockInputs();
   });
 
-  render();
-  save();
-  if (state.pending && navigator.onLine !== false) {
-    send();
-  } else {
+  function start(stored) {
+    // a sheet already sent (or superseded) is the server's now: this page starts afresh
+    var sent = stored && stored.outbox && SENT.indexOf(stored.outbox.status) !== -1;
+    state = stored && !sent && stored.deals ? stored : fresh();
+    if (!state.lines) {
+      state.lines = cfg.lines;
+    }
+    if (stored && stored.pending && !stored.outbox) {
+      // a sheet queued by the page before the outbox (localStorage, no client key change)
+      state.outbox = { status: "queued", tries: 0, code: "", error: "" };
+      state.sent_deals = filledDeals();
+    }
+    addButton.addEventListener("click", function () {
+      addDeal(false);
+      changed(null);
+    });
+    submitButton.addEventListener("click", function () {
+      queue("");
+    });
+    if (codeButton) {
+      codeButton.addEventListener("click", function () {
+        if (codeBox.value.trim()) {
+          queue(codeBox.value.trim());
+        }
+      });
+    }
+    if (timeBox) {
+      timeBox.checked = Boolean(state.time_expired);
+      timeBox.addEventListener("change", function () {
+        state.time_expired = timeBox.checked;
+        changed(null);
+      });
+    }
+    window.addEventListener("online", function () {
+      showOffline(false);
+      check();
+    });
+    window.addEventListener("offline", function () {
+      showOffline(true);
+    });
+    render();
+    localTotals();
+    save().then(function () {
+      if (state.outbox && window.ScopaOutbox) {
+        window.ScopaOutbox.flush(false);
+      }
+    });
     check();
   }
+
+  store.get(storageKey).then(start, function () {
+    start(null);
+  });
 })();

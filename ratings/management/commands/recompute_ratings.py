@@ -4,6 +4,7 @@ import logging
 from datetime import date
 
 from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
 
 from ratings.services.ratings import recompute, start_key_for_date
 
@@ -15,16 +16,54 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--from", dest="from_date", help="YYYY-MM-DD: replay from this date")
+        parser.add_argument(
+            "--no-progress", action="store_true", help="no progress bar (logs, cron jobs)"
+        )
 
-    def handle(self, *args, from_date=None, **options):
+    def handle(self, *args, from_date=None, no_progress=False, **options):
         start = None
         if from_date:
             try:
                 start = start_key_for_date(date.fromisoformat(from_date))
             except ValueError as exc:
                 raise CommandError(f"--from must be a date YYYY-MM-DD: {from_date}") from exc
-        run = recompute(start, reason="recompute_ratings command")
+        # the stream itself: Django's wrapper would end each of the bar's redraws with a newline
+        with Steps(getattr(self.stderr, "_out", self.stderr), disable=no_progress) as steps:
+            run = recompute(start, reason="recompute_ratings command", progress=steps)
         self.stdout.write(
             f"{run.get_kind_display()}: {run.games} games in {run.seconds:.2f}s "
             f"({run.model}, openskill {run.openskill_version})"
         )
+
+
+class Steps:
+    """A progress bar for each step of a recompute (reading, rating, writing), on stderr so
+    that the command's report on stdout stays one line."""
+
+    def __init__(self, stream, *, disable: bool = False):
+        self.stream = stream
+        self.disable = disable
+        self.bar: tqdm | None = None
+        self.step = ""
+
+    def __call__(self, step: str, done: int, total: int) -> None:
+        if step != self.step:
+            self.close()
+            self.step = step
+            unit = "game" if step == "rating" else "step"
+            self.bar = tqdm(
+                total=total, desc=step, unit=unit, file=self.stream, disable=self.disable
+            )
+        if self.bar is not None:
+            self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('tournaments', '0014_rule_options_help_text'),
+        ('tournaments', '0015_duplicate_boards'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -1,0 +1,176 @@
+/* Every players' page (scoresheets/templates/scoresheets/base_table.html): the service worker,
+ * and the outbox.
+ *
+ * The outbox is the records of table-store.js whose "outbox.status" is "queued": a finished
+ * sheet, sent to its sync URL whenever a page of the app is open and the network answers
+ * (at once, when the browser says it is back online, and every few seconds meanwhile), as many
+ * times as needed, always with the sheet's own client key: the server stores it once whatever
+ * the repetitions (scoresheets/services/offline.py). Browsers without background sync (iOS)
+ * send only while a page is open: the status line says so. A sent sheet's record then follows
+ * where it stands ("waiting" and "referee" are asked again now and then) until it is
+ * countersigned or settled. The status line (#outbox-status) words it with the page's translated sentences. */
+(function () {
+  "use strict";
+  var store = window.ScopaTableStore;
+  var box = document.getElementById("outbox-status");
+  var RETRY_MS = 8000;
+  var POLL_MS = 15000;
+  var busy = false;
+
+  if (box && box.dataset.here && box.dataset.here !== window.location.pathname && window.history.replaceState) {
+    // the card's token leaves the address bar: this page's address without it (keychain.py)
+    window.history.replaceState(null, "", box.dataset.here + window.location.search);
+  }
+  if ("serviceWorker" in navigator && box && box.dataset.worker) {
+    navigator.serviceWorker.register(box.dataset.worker, { scope: box.dataset.worker.replace(/[^/]*$/, "") }).catch(
+      function () {
+        /* no service worker (not HTTPS): the page still works online */
+      }
+    );
+  }
+  if (!store || !box) {
+    return;
+  }
+
+  function csrf(record) {
+    var input = document.querySelector("input[name=csrfmiddlewaretoken]");
+    return input ? input.value : record.csrf || "";
+  }
+
+  function sentence(record) {
+    var outbox = record && record.outbox;
+    if (!outbox) {
+      return "";
+    }
+    var text = box.dataset["t" + outbox.status.charAt(0).toUpperCase() + outbox.status.slice(1).replace(/_(\w)/g, function (_m, c) {
+      return c.toUpperCase();
+    })] || "";
+    if (outbox.error) {
+      text = outbox.error + (text ? " " + text : "");
+    }
+    return text;
+  }
+
+  function show(records) {
+    var mine = box.dataset.storageKey;
+    var shown = records.filter(function (record) {
+      return mine ? record.key === mine : record.outbox && record.outbox.status === "queued";
+    })[0];
+    var text = sentence(shown);
+    box.hidden = !text;
+    box.textContent = text;
+    box.dataset.status = shown && shown.outbox ? shown.outbox.status : "";
+    document.dispatchEvent(new CustomEvent("scopa:outbox", { detail: shown || null }));
+  }
+
+  function send(record) {
+    var outbox = record.outbox;
+    return window
+      .fetch(record.sync_url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf(record) },
+        credentials: "same-origin",
+        body: JSON.stringify({
+          deals: record.sent_deals,
+          client_key: record.client_key,
+          based_on: record.based_on,
+          lines: record.lines,
+          time_expired: record.time_expired,
+          code: outbox.code || "",
+          queued: outbox.tries > 0,
+        }),
+      })
+      .then(function (response) {
+        return response.json().then(function (answer) {
+          return { status: response.status, answer: answer };
+        });
+      })
+      .then(function (result) {
+        var answer = result.answer;
+        outbox.code = "";
+        if (answer.ok) {
+          outbox.status = answer.status;
+          outbox.error = "";
+        } else if (result.status === 409) {
+          outbox.status = "kept";
+          outbox.error = answer.error;
+        } else if (answer.status === "wrong_code") {
+          outbox.status = "wrong_code";
+          outbox.error = answer.error;
+        } else if (result.status === 429 || result.status >= 500) {
+          outbox.tries += 1; // the server is busy: the sheet stays queued
+          return store.put(record.key, record);
+        } else {
+          outbox.status = "refused";
+          outbox.error = answer.error;
+        }
+        return store.put(record.key, record);
+      })
+      .catch(function () {
+        outbox.tries += 1; // no network: queued, sent again later
+        return store.put(record.key, record);
+      });
+  }
+
+  function poll(record) {
+    if (!record.status_url) {
+      return Promise.resolve();
+    }
+    return window
+      .fetch(record.status_url + "?key=" + encodeURIComponent(record.client_key), {
+        credentials: "same-origin",
+      })
+      .then(function (response) {
+        return response.json();
+      })
+      .then(function (answer) {
+        if (answer.ok && answer.status !== record.outbox.status) {
+          record.outbox.status = answer.status;
+          return store.put(record.key, record);
+        }
+        return undefined;
+      })
+      .catch(function () {});
+  }
+
+  function flush(polling) {
+    if (busy) {
+      return Promise.resolve();
+    }
+    busy = true;
+    return store
+      .all()
+      .then(function (records) {
+        var work = records
+          .filter(function (record) {
+            var status = record.outbox && record.outbox.status;
+            return status === "queued" || (polling && (status === "waiting" || status === "referee"));
+          })
+          .map(function (record) {
+            return record.outbox.status === "queued" ? send(record) : poll(record);
+          });
+        return Promise.all(work);
+      })
+      .then(store.all)
+      .then(function (records) {
+        busy = false;
+        show(records);
+      }, function () {
+        busy = false;
+      });
+  }
+
+  window.ScopaOutbox = { flush: flush };
+  window.addEventListener("online", function () {
+    flush(false);
+  });
+  window.setInterval(function () {
+    flush(false);
+  }, RETRY_MS);
+  window.setInterval(function () {
+    if (!document.hidden) {
+      flush(true);
+    }
+  }, POLL_MS);
+  flush(true);
+})();

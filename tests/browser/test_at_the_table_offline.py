@@ -1,0 +1,188 @@
+"""The players' sheet with the network really cut, in headless Chromium (docs/at-the-table.md,
+"Without a network").
+
+Playwright's offline switch does not stop a service worker's own requests, so the cut here is
+both: the context goes offline (the page hears "offline") and every request the context makes,
+the service worker's included, is aborted. The phone is a persistent profile, so closing the
+browser and opening it again keeps what a real phone keeps (IndexedDB, the service worker and
+its cache).
+"""
+
+import contextlib
+
+import pytest
+from django.urls import reverse
+
+from scoresheets.models import TableReport
+from scoresheets.services import links, offline
+from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, save_screenshot, watch_csp
+from tests.browser.test_at_the_table import DEALS, PHONE, _totals, _type_deal, room  # noqa: F401
+from tournaments.models import Match, ResultVersion
+
+pytestmark = pytest.mark.browser
+
+
+class Phone:
+    """One phone: a Chromium profile on disk, opened and closed like the real browser."""
+
+    def __init__(self, browser, live_server, profile):
+        self.browser, self.live_server, self.profile = browser, live_server, profile
+        self.context = None
+        self.cut_off = False
+
+    def open(self):
+        self.context = watch_csp(
+            self.browser.browser_type.launch_persistent_context(
+                str(self.profile),
+                executable_path=CHROMIUM,
+                args=CHROMIUM_ARGS,
+                viewport=PHONE,
+                locale="it-IT",
+                base_url=self.live_server.url,
+            )
+        )
+        if self.cut_off:
+            self._block()
+        return self.context.pages[0] if self.context.pages else self.context.new_page()
+
+    def _block(self):
+        self.context.set_offline(True)
+        self.context.route("**/*", lambda route: route.abort("internetdisconnected"))
+
+    def cut(self):
+        self.cut_off = True
+        self._block()
+
+    def reconnect(self):
+        self.cut_off = False
+        self.context.unroute("**/*")
+        self.context.set_offline(False)
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def phone_factory(browser, live_server, tmp_path):
+    phones = []
+
+    def make(name="phone"):
+        phone = Phone(browser, live_server, tmp_path / name)
+        phones.append(phone)
+        return phone
+
+    yield make
+    for phone in phones:
+        with contextlib.suppress(Exception):  # already closed by the test
+            phone.close()
+
+
+def _deals_on_the_server(match):
+    """The deals with something typed in the draft the server keeps of the sheet."""
+    draft = TableReport.objects.filter(match=match, state="draft").first()
+    if draft is None:
+        return 0
+    return sum(
+        1 for deal in draft.deals if any(v for side in deal["breakdown"] for v in side.values())
+    )
+
+
+def _until(page, condition, tries=100):
+    for _ in range(tries):
+        if condition():
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError("still not so after 10 seconds")
+
+
+def _installed(page, url):
+    """Open ``url`` online and let the service worker take the page (and keep a copy)."""
+    page.goto(url)
+    page.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+
+
+def test_a_sheet_typed_offline_survives_reload_and_restart_and_arrives_once(
+    room,  # noqa: F811
+    phone_factory,
+):
+    tournament, match = room
+    card = links.link_for(tournament, match.home)
+    url = reverse("table:sheet", args=[card.token, match.pk])
+    phone = phone_factory()
+    page = phone.open()
+    _installed(page, url)
+    _type_deal(page, 0)
+    _totals(page, 5, 2)
+    _until(page, lambda: _deals_on_the_server(match) == 1)  # checked by the server, online
+
+    phone.cut()
+    for index in range(1, len(DEALS)):
+        _type_deal(page, index)
+    _totals(page, 21, 7)  # counted on the phone
+    assert page.locator("#sheet-offline").is_visible()
+
+    response = page.reload()  # offline: the page from the service worker, the deals from IndexedDB
+    assert response.from_service_worker
+    assert _deals_on_the_server(match) == 1  # nothing typed offline reached the server
+    assert page.input_value("input[name=d3-0-scope]") == "2"
+    _totals(page, 21, 7)
+    assert card.token not in page.url  # the address bar no longer shows the card's token
+    page.click("#submit-sheet")
+    page.wait_for_selector("#outbox-status[data-status=queued]")
+    save_screenshot(page, "at-the-table-queued")
+    phone.close()  # the browser is closed with the sheet still on the phone
+    assert not TableReport.objects.filter(match=match).exclude(state="draft").exists()
+
+    page = phone.open()  # opened again, still without a network, at the token-free address
+    page.goto(reverse("table:sheet", args=[f"k{card.pk}", match.pk]))
+    page.wait_for_selector("#outbox-status[data-status=queued]")
+    assert page.input_value("input[name=d3-0-scope]") == "2"
+    with page.expect_navigation(timeout=20_000):
+        phone.reconnect()  # the outbox sends it; the page then shows where it stands
+    page.wait_for_selector("#outbox-status[data-status=waiting]")
+    assert TableReport.objects.get(match=match, state="awaiting").side == "home"
+    assert ResultVersion.objects.filter(match=match).count() == 1
+    page.reload()  # and again: nothing is sent twice
+    page.wait_for_timeout(300)
+    assert ResultVersion.objects.filter(match=match).count() == 1
+
+
+def test_the_other_line_countersigns_on_the_same_phone_offline(
+    room,  # noqa: F811
+    phone_factory,
+):
+    tournament, match = room
+    card = links.link_for(tournament, match.home)
+    code = offline.code_for(match, "away").code
+    phone = phone_factory()
+    page = phone.open()
+    _installed(page, reverse("table:sheet", args=[card.token, match.pk]))
+    for index in range(len(DEALS)):
+        _type_deal(page, index)
+    _totals(page, 21, 7)
+    page.wait_for_selector("#submit-sheet:not([disabled])")  # over, says the server
+    phone.cut()
+    page.click(".countersign-here summary")
+    page.fill("#countersign-code", code)
+    page.click("#countersign-here")
+    page.wait_for_selector("#outbox-status[data-status=queued]")
+    assert Match.objects.get(pk=match.pk).status != Match.Status.DONE
+    with page.expect_navigation(timeout=20_000):
+        phone.reconnect()
+    page.wait_for_selector("#outbox-status[data-status=countersigned]")
+    signed = TableReport.objects.get(match=match, state="accepted")
+    assert signed.signed_with_code
+    assert Match.objects.get(pk=match.pk).status == Match.Status.DONE
+
+    # the countersigning line sees what it signed on its own link and may dispute it
+    other = phone_factory("other").open()
+    other.goto(
+        reverse("table:sheet", args=[links.link_for(tournament, match.away).token, match.pk])
+    )
+    assert "21 – 7" in other.inner_text(".shown-sheet")
+    other.fill("#comment", "Non abbiamo firmato questo foglio")
+    with other.expect_navigation():
+        other.click("button[value=dispute_signed]")
+    assert TableReport.objects.get(pk=signed.pk).state == "disputed"

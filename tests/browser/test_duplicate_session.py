@@ -1,0 +1,95 @@
+"""A 24-pair duplicate session from the desk in headless Chromium: the organizer draws the
+boards and the movement, prints the board sheets (one per board, with its QR code), enters a
+table's two boards on the desk, and closes the stage once every table has played; only then
+does the federation export show the seed."""
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from tests.browser.conftest import save_screenshot
+from tests.tournaments.conftest import make_tournament
+from tests.tournaments.helpers import deals
+from tournaments.algorithms import duplicate as scoring
+from tournaments.models import BoardSet, Match, Stage
+from tournaments.services import duplicate, export, results
+
+pytestmark = pytest.mark.browser
+
+
+def test_a_24_pair_duplicate_session_from_the_desk(page_factory):
+    tournament = make_tournament(
+        "scopa-tre-smazzate",
+        n_lines=24,
+        stages=[{"name": "Smazzate ripetute", "kind": Stage.Kind.DUPLICATE}],
+        end_value=2,
+        slug="duplicato-24",
+    )
+    organizer = User.objects.create_user("direttrice", password="giornata-4321")
+    tournament.organizers.add(organizer)
+    page = page_factory()
+    page.goto("/desk/login/?next=/desk/duplicato-24/")
+    page.fill("#id_username", "direttrice")
+    page.fill("#id_password", "giornata-4321")
+    with page.expect_navigation():
+        page.get_by_role("button", name=re.compile("Log in|Accedi")).click()
+
+    # draw: Mitchell, matchpoints (12 tables, 12 rounds, 24 boards of 2 a round)
+    row = page.locator("table.desk-stages tbody tr", has_text="Smazzate ripetute")
+    row.locator("select[name=movement]").select_option("mitchell")
+    row.locator("select[name=scoring]").select_option("matchpoints")
+    with page.expect_navigation():
+        row.locator("form.draw-duplicate button[type=submit]").click()
+    assert page.locator(".msg-success").first.is_visible(), page.locator("main").inner_text()
+    save_screenshot(page, "duplicate-01-drawn")
+    stage = tournament.stages.get()
+    board_set = BoardSet.objects.get(stage=stage)
+    assert len(board_set.boards) == 24
+    assert Match.objects.filter(round__stage=stage).count() == 12 * 12
+
+    # the board sheets, one page per board with its QR code
+    with page.expect_navigation():
+        page.locator("table.desk-stages a", has_text=re.compile("schede|board sheets")).click()
+    assert page.locator("pre.board-text").count() == 24
+    assert page.locator(".board-qr svg").count() == 24
+    save_screenshot(page, "duplicate-02-sheets")
+
+    # table 1 of round 1 enters its two boards on the desk
+    first = Match.objects.get(round__stage=stage, round__number=1, table_number=1)
+    page.goto(f"/desk/duplicato-24/match/{first.pk}/")
+    page.fill("input[name=d0-home-scope]", "2")
+    page.fill("input[name=d0-home-carte]", "1")
+    page.fill("input[name=d0-away-denari]", "1")
+    page.fill("input[name=d1-away-scope]", "1")
+    with page.expect_navigation():
+        page.locator("button[name=action][value=save]").click()
+    assert page.locator(".msg-success").first.is_visible(), page.locator("main").inner_text()
+    on_desk = {(r.board, r.ns_points, r.ew_points) for r in duplicate.board_results(board_set)}
+    assert on_desk == {(1, 3, 1), (2, 0, 1)}
+
+    # every other table plays (entered through the results service, as one batch)
+    others = Match.objects.filter(round__stage=stage).exclude(pk=first.pk)
+    points = {
+        m.pk: (m.table_number % 4, m.round.number % 3) for m in others.select_related("round")
+    }
+    with transaction.atomic(), results.written_together() as batch:
+        held = results.lock_matches(points)
+        batch.preload(held.values())
+        for pk, (home, away) in points.items():
+            with batch.writing(held, pk) as locked:
+                results.save_result(locked, deals((home, 1), (1, away)))
+    assert duplicate.open_boards(board_set) == set(range(1, 25))
+    assert export.build_document(tournament)["stages"][0]["duplicate"]["seed"] is None
+
+    page.goto("/desk/duplicato-24/")
+    row = page.locator("table.desk-stages tbody tr", has_text="Smazzate ripetute")
+    row.locator("input[name=confirm]").check()
+    with page.expect_navigation():
+        row.locator("form[action$='/close/'] button[type=submit]").click()
+    assert page.locator(".msg-success").first.is_visible(), page.locator("main").inner_text()
+    closed = BoardSet.objects.get(stage=stage)
+    assert export.build_document(tournament)["stages"][0]["duplicate"]["seed"] == closed.seed
+    totals = scoring.totals(duplicate.scores(closed))
+    assert len(totals) == 24 and all(t.top == 12 * 2 * 22 for t in totals.values())

@@ -1,0 +1,338 @@
+"""Duplicate stages: the board set stored with the stage, the whole movement drawn at once, the
+boards each match plays, the results read board by board and scored against the field, and the
+secrecy rules.
+
+The engine draws the boards (`scopa.boards`), the algorithms score and move them
+(`tournaments/algorithms/duplicate.py`, `duplicate_movement.py`); this module does the ORM work.
+A board is deal i of the match that holds it: the results package stores a duplicate match like
+any other (its deals in the version in force), so every way of entering a result (desk, phones,
+verified records) is tied to its boards without a second writer. Records are held to their
+boards when they are submitted (`games.services.check_record_fits` calls `record_board_errors`).
+
+Secrecy: a board's cards are shown only once every table that holds it has a result in force
+(`board_is_open`); the seed only once the stage is closed (`seed_is_open`).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+import scopa
+from scopa.boards import Board, board_errors
+from scopa.errors import PlayError
+from tournaments.algorithms import duplicate, duplicate_movement
+from tournaments.exceptions import ScheduleError
+from tournaments.models import (
+    BoardSet,
+    EndRule,
+    Group,
+    GroupMember,
+    Match,
+    Round,
+    Stage,
+)
+from tournaments.services import changelog, lifecycle, schedule
+from tournaments.services.results.stored import deals_in_force
+
+logger = logging.getLogger(__name__)
+
+MIN_LINES = 3
+MAX_BOARDS_PER_ROUND = 36  # BoardSet.boards_per_round's bound
+
+
+def _movement(
+    board_set: BoardSet,
+) -> list[list[duplicate_movement.BoardTable[int]]]:
+    order = [int(line_id) for line_id in board_set.start_order]
+    if board_set.movement == BoardSet.Movement.HOWELL:
+        return duplicate_movement.howell_movement(order, board_set.boards_per_round)
+    return duplicate_movement.mitchell_movement(order, board_set.boards_per_round)
+
+
+@transaction.atomic
+def draw_duplicate(
+    stage: Stage,
+    *,
+    movement: str = BoardSet.Movement.MITCHELL,
+    scoring: str = BoardSet.Scoring.MATCHPOINTS,
+    seed: str | None = None,
+    user: Any = None,
+    replace: bool = False,
+) -> BoardSet:
+    """Draw the board set from `seed` (a fresh secret one by default) and every round of the
+    movement, lines in seed order; a round plays as many boards as the tournament's matches have
+    deals, so the tournament's matches must end by deals."""
+    if stage.kind != Stage.Kind.DUPLICATE:
+        raise ScheduleError(_("Boards belong to a duplicate stage."))
+    if movement not in BoardSet.Movement.values or scoring not in BoardSet.Scoring.values:
+        raise ScheduleError(_("Choose a movement and a way of scoring from the list."))
+    tournament = stage.tournament
+    if tournament.end_rule != EndRule.DEALS:
+        raise ScheduleError(
+            _(
+                "A duplicate stage plays a fixed number of boards a round: set the tournament's "
+                "matches to end after a number of deals."
+            )
+        )
+    lines = schedule.seeded_lines(tournament)
+    if len(lines) < MIN_LINES:
+        raise ScheduleError(_("A duplicate stage needs at least three lines."))
+    if movement == BoardSet.Movement.MITCHELL and (len(lines) + 1) // 2 == 2:
+        raise ScheduleError(_("Two tables cannot play a Mitchell with boards: choose a Howell."))
+    replaced = schedule._clear_stage(stage, replace=replace, what=_("rounds"))
+    BoardSet.objects.filter(stage=stage).delete()
+    stage.groups.all().delete()
+    per_round = tournament.end_value
+    if not 1 <= per_round <= MAX_BOARDS_PER_ROUND:
+        raise ScheduleError(_("A round plays 1 to %(n)d boards.") % {"n": MAX_BOARDS_PER_ROUND})
+    board_set = BoardSet(
+        stage=stage,
+        seed=seed if seed is not None else secrets.token_hex(8),
+        movement=movement,
+        scoring=scoring,
+        boards_per_round=per_round,
+        start_order=[line.pk for line in lines],
+    )
+    rounds = _movement(board_set)
+    n_boards = max(b for tables in rounds for t in tables for b in t.boards)
+    boards = scopa.board_set(
+        board_set.seed,
+        n_boards,
+        variant=tournament.variant,
+        seat_count=tournament.seats,
+        options=tournament.options,
+    )
+    board_set.boards = [board.as_dict() for board in boards]
+    board_set.full_clean(exclude=["stage"])
+    board_set.save()
+    group = Group.objects.create(stage=stage, name="A", order=0)
+    GroupMember.objects.bulk_create(
+        GroupMember(group=group, line=line, position=position)
+        for position, line in enumerate(lines, start=1)
+    )
+    round_rows = [Round.objects.create(stage=stage, number=r) for r in range(1, len(rounds) + 1)]
+    matches = [
+        Match(
+            round=round_rows[t.round - 1],
+            group=group,
+            home_id=t.ns,
+            away_id=t.ew,
+            table_number=t.table,
+        )
+        for tables in rounds
+        for t in tables
+        if t.plays
+    ]
+    Match.objects.bulk_create(matches, batch_size=500)
+    if stage.status == Stage.Status.PENDING:
+        stage.status = Stage.Status.RUNNING
+        stage.save(update_fields=["status"])
+    changelog.record(
+        tournament,
+        "rounds.generated",
+        user=user,
+        stage=stage.pk,
+        rounds=len(rounds),
+        matches=len(matches),
+        boards=n_boards,
+        replaced=replaced,
+    )
+    logger.info("stage %s: %d boards, %d matches", stage.pk, n_boards, len(matches))
+    lifecycle.sync_status(tournament)
+    return board_set
+
+
+def boards_of(board_set: BoardSet) -> tuple[Board, ...]:
+    """The stage's boards as the engine's `Board`, by number."""
+    return tuple(Board.from_dict(data) for data in board_set.boards)
+
+
+def board_numbers_of_match(match: Match) -> tuple[int, ...]:
+    """The boards `match` plays, in order (deal i is board i of this tuple); () outside a
+    duplicate stage."""
+    board_set = BoardSet.objects.filter(stage_id=match.round.stage_id).first()
+    if board_set is None:
+        return ()
+    for t in _movement(board_set)[match.round.number - 1]:
+        if t.table == match.table_number:
+            return t.boards
+    return ()
+
+
+def boards_of_match(match: Match) -> tuple[Board, ...]:
+    """The boards `match` plays, as the engine's boards (the API hands them to a platform)."""
+    numbers = board_numbers_of_match(match)
+    if not numbers:
+        return ()
+    board_set = match.round.stage.board_set
+    every = boards_of(board_set)
+    return tuple(every[n - 1] for n in numbers)
+
+
+def record_board_errors(match: Match, record: scopa.MatchRecord) -> list[PlayError]:
+    """Why `record` was not played on `match`'s boards ([] if it was, or outside a duplicate
+    stage)."""
+    boards = boards_of_match(match)
+    return board_errors(record, boards) if boards else []
+
+
+def board_results(board_set: BoardSet) -> list[duplicate.BoardResult[int]]:
+    """Every table's result on every board, read from the results in force (North-South is the
+    match's home line, as the movement seats it)."""
+    stage = board_set.stage
+    by_table = {
+        (t.round, t.table): t.boards for tables in _movement(board_set) for t in tables if t.plays
+    }
+    matches = list(
+        Match.objects.filter(round__stage=stage, away__isnull=False).select_related("round")
+    )
+    deals = deals_in_force([m.pk for m in matches])
+    results = []
+    for match in matches:
+        boards = by_table.get((match.round.number, match.table_number or 0), ())
+        for board, deal in zip(boards, deals.get(match.pk, []), strict=False):
+            home, away = deal.points
+            assert match.home_id is not None and match.away_id is not None
+            results.append(
+                duplicate.BoardResult(
+                    board, match.table_number or 0, match.home_id, match.away_id, home, away
+                )
+            )
+    return results
+
+
+def _holders(board_set: BoardSet) -> dict[int, list[int]]:
+    """Board number → the ids of the matches that hold it."""
+    by_table = {
+        (t.round, t.table): t.boards for tables in _movement(board_set) for t in tables if t.plays
+    }
+    holders: dict[int, list[int]] = {}
+    for match_id, number, table in Match.objects.filter(
+        round__stage=board_set.stage, away__isnull=False
+    ).values_list("pk", "round__number", "table_number"):
+        for board in by_table.get((number, table or 0), ()):
+            holders.setdefault(board, []).append(match_id)
+    return holders
+
+
+def tables_holding(board_set: BoardSet) -> dict[int, int]:
+    """Board number → how many tables hold it (the decks a venue prepares)."""
+    return {board: len(ids) for board, ids in _holders(board_set).items()}
+
+
+def open_boards(board_set: BoardSet) -> set[int]:
+    """The boards whose cards may be shown: every table that holds them has a result in force."""
+    holders = _holders(board_set)
+    done = set(
+        Match.objects.filter(round__stage=board_set.stage, status=Match.Status.DONE).values_list(
+            "pk", flat=True
+        )
+    )
+    return {board for board, ids in holders.items() if all(i in done for i in ids)}
+
+
+def board_is_open(board_set: BoardSet, number: int) -> bool:
+    return number in open_boards(board_set)
+
+
+def seed_is_open(board_set: BoardSet) -> bool:
+    """The seed is shown only once the session is over (the stage closed)."""
+    return board_set.stage.status == Stage.Status.CLOSED
+
+
+def scores(
+    board_set: BoardSet, results: Sequence[duplicate.BoardResult[int]] | None = None
+) -> list[duplicate.LineBoardScore[int]]:
+    """Every line's score on every board played, by the stage's scoring method."""
+    results = board_results(board_set) if results is None else results
+    expected = duplicate_movement.expected_plays(_movement(board_set))
+    if board_set.scoring == BoardSet.Scoring.DIFFERENCE:
+        return duplicate.differences(results)
+    return duplicate.matchpoints(results, expected)
+
+
+def traveller(board_set: BoardSet, number: int) -> list[duplicate.BoardResult[int]] | None:
+    """A board's results at every table, or None while the board is still secret."""
+    if not board_is_open(board_set, number):
+        return None
+    return [r for r in board_results(board_set) if r.board == number]
+
+
+def export_doc(board_set: BoardSet, line_ref: Callable[[int], str | None]) -> dict[str, Any]:
+    """The stage's board set in the federation export, secrecy kept: the cards of a board only
+    once every table holding it has played it, the seed only once the stage is closed."""
+    shown = open_boards(board_set)
+    return {
+        "movement": board_set.movement,
+        "scoring": board_set.scoring,
+        "boards_per_round": board_set.boards_per_round,
+        "start_order": [line_ref(int(line_id)) for line_id in board_set.start_order],
+        "seed": board_set.seed if seed_is_open(board_set) else None,
+        "boards": [
+            data if data["number"] in shown else {"number": data["number"]}
+            for data in board_set.boards
+        ],
+    }
+
+
+class BoardSetImportError(ValueError):
+    """An exported board set that cannot be stored again (the importer names the file)."""
+
+
+def import_board_set(
+    stage: Stage, data: Mapping[str, Any], line_id: Callable[[str], int | None]
+) -> BoardSet:
+    """Store the board set of an exported duplicate stage again: drawn from its seed when the
+    export shows it (every board it shows must be the one the seed draws), else taken from its
+    boards, which must then all be shown."""
+    tournament = stage.tournament
+    try:
+        order = [line_id(ref) for ref in data["start_order"]]
+        shown = [row for row in data["boards"] if "deck" in row]
+        count = len(data["boards"])
+        seed = data.get("seed")
+        if seed is not None:
+            boards = scopa.board_set(
+                str(seed),
+                count,
+                variant=tournament.variant,
+                seat_count=tournament.seats,
+                options=tournament.options,
+            )
+            if any(Board.from_dict(row) != boards[int(row["number"]) - 1] for row in shown):
+                raise BoardSetImportError(_("The boards do not come from the exported seed."))
+        elif len(shown) == count:
+            boards = tuple(Board.from_dict(row) for row in shown)
+        else:
+            raise BoardSetImportError(
+                _(
+                    "Some boards of “%(stage)s” are still secret in this file: export it again "
+                    "once the stage is closed."
+                )
+                % {"stage": stage.name}
+            )
+        board_set = BoardSet(
+            stage=stage,
+            seed=str(seed or ""),
+            movement=data["movement"],
+            scoring=data["scoring"],
+            boards_per_round=int(data["boards_per_round"]),
+            boards=[board.as_dict() for board in boards],
+            start_order=order,
+        )
+        board_set.full_clean(exclude=["stage"])
+    except (KeyError, TypeError, ValueError, scopa.BoardError, ValidationError) as exc:
+        if isinstance(exc, BoardSetImportError):
+            raise
+        raise BoardSetImportError(
+            _("The boards of “%(stage)s” cannot be read.") % {"stage": stage.name}
+        ) from exc
+    board_set.save()
+    return board_set
