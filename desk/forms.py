@@ -16,7 +16,14 @@ from django.utils.translation import gettext_lazy as _
 
 from scopa.presets import PRESETS
 from tournaments.algorithms import swiss
-from tournaments.models import DeckStyle, Entry, Stage, TieBreak
+from tournaments.models import (
+    DeckStyle,
+    Entry,
+    PenaltyRule,
+    Stage,
+    TieBreak,
+    category_label,
+)
 from tournaments.services import presets as preset_service
 from tournaments.services import stages as stage_service
 from tournaments.services.stages import DayShape
@@ -299,6 +306,21 @@ class TournamentWizardForm(forms.Form):
 # --------------------------------------------------------------------------- lines
 
 
+class CategoryField(forms.CharField):
+    """The category a line plays in: a built-in one offered in a list, or any name typed."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("label", _("Category"))
+        kwargs.setdefault("max_length", 60)
+        kwargs.setdefault("required", False)
+        kwargs.setdefault(
+            "help_text",
+            _("Men, women, mixed, over 63, or a name of your own (a club, a municipality)."),
+        )
+        kwargs.setdefault("widget", forms.TextInput(attrs={"list": "categories"}))
+        super().__init__(**kwargs)
+
+
 class LineForm(forms.Form):
     """One line: its name, its players (as many as the tournament seats) and a seed."""
 
@@ -311,6 +333,7 @@ class LineForm(forms.Form):
     )
     club = forms.CharField(label=_("Club"), max_length=120, required=False)
     city = forms.CharField(label=_("City"), max_length=80, required=False)
+    category = CategoryField()
 
     def __init__(self, *args, tournament, **kwargs):
         super().__init__(*args, **kwargs)
@@ -339,18 +362,21 @@ class LineForm(forms.Form):
             "club": data.get("club", ""),
             "city": data.get("city", ""),
             "seed": data.get("seed"),
+            "category": data.get("category", ""),
         }
 
 
 class EditLineForm(forms.Form):
     name = forms.CharField(label=_("Line name"), max_length=160)
     seed = forms.IntegerField(label=_("Seed"), required=False, min_value=1)
+    category = CategoryField()
 
     def __init__(self, *args, tournament, entry: Entry, **kwargs):
         super().__init__(*args, **kwargs)
         self.members = list(entry.line.members.select_related("player").order_by("position"))
         self.fields["name"].initial = entry.line.name
         self.fields["seed"].initial = entry.seed
+        self.fields["category"].initial = category_label(entry.category)
         for member in self.members:
             n = member.position + 1
             self.fields[f"player{n}"] = forms.CharField(
@@ -362,6 +388,7 @@ class EditLineForm(forms.Form):
         return {
             "name": data["name"],
             "seed": data.get("seed"),
+            "category": data.get("category", ""),
             "player_names": {
                 member.position: data[f"player{member.position + 1}"] for member in self.members
             },
@@ -449,3 +476,59 @@ class NewStageForm(StageForm):
         required=False,
         help_text=_("1 for the first stage; empty: after the last one."),
     )
+
+
+# --------------------------------------------------------------------------- prizes
+
+
+class PrizeForm(forms.Form):
+    """One prize of the list: a place overall or within a category, its worth and its label."""
+
+    category = CategoryField(help_text=_("Empty: a place of the overall ranking."))
+    place = forms.IntegerField(label=_("Place"), min_value=1, max_value=999)
+    value = forms.IntegerField(
+        label=_("Value"),
+        min_value=0,
+        max_value=10_000_000,
+        help_text=_(
+            "The prize's worth (for example in euros): higher values are handed out first."
+        ),
+    )
+    label = forms.CharField(label=_("Label"), max_length=120)
+
+
+# --------------------------------------------------------------------------- penalties
+
+
+class PenaltyRuleForm(forms.Form):
+    """A row of the penalty table."""
+
+    label = forms.CharField(
+        label=_("Label"),
+        max_length=120,
+        help_text=_("For example: “Late 5 to 10 minutes”."),
+    )
+    kind = forms.ChoiceField(label=_("Kind"), choices=PenaltyRule.Kind.choices)
+    vp = forms.IntegerField(
+        label=_("VP deducted"),
+        min_value=0,
+        max_value=1000,
+        required=False,
+        initial=0,
+        help_text=_("For a deduction only."),
+    )
+
+
+class PenaltyForm(forms.Form):
+    """The referee's penalty in one match: which line, which row of the table, and why."""
+
+    line = forms.TypedChoiceField(label=_("Line"), coerce=int)
+    rule = forms.TypedChoiceField(label=_("Penalty"), coerce=int)
+    reason = forms.CharField(label=_("Reason"), max_length=300)
+
+    def __init__(self, *args, match, rules, **kwargs):
+        super().__init__(*args, **kwargs)
+        line_field = cast(forms.TypedChoiceField, self.fields["line"])
+        line_field.choices = [(line.pk, line.name) for line in (match.home, match.away) if line]
+        rule_field = cast(forms.TypedChoiceField, self.fields["rule"])
+        rule_field.choices = [(rule.pk, str(rule)) for rule in rules]

@@ -6,6 +6,8 @@ from django.urls import path, reverse_lazy
 
 from desk.views import boards as desk_boards
 from desk.views import day as desk_day
+from desk.views import penalties as desk_penalties
+from desk.views import prizes as desk_prizes
 from desk.views import roles as desk_roles
 from desk.views import stages as desk_stages
 from desk.views import tournament as desk
@@ -47,6 +49,12 @@ desk_urlpatterns = [
         name="projector",
     ),
     path("<slug:slug>/podium/", desk_day.podium, name="podium"),
+    path("<slug:slug>/prizes/add/", desk_prizes.add_prize, name="add-prize"),
+    path(
+        "<slug:slug>/prizes/<int:prize_id>/remove/",
+        desk_prizes.remove_prize,
+        name="remove-prize",
+    ),
     path("<slug:slug>/stage/<int:stage_id>/boards/", desk_boards.board_sheets, name="boards"),
     path("<slug:slug>/stage/<int:stage_id>/generate/", desk.generate_stage, name="generate"),
     path("<slug:slug>/stage/<int:stage_id>/close/", desk.close_stage, name="close"),
@@ -56,6 +64,22 @@ desk_urlpatterns = [
     path("<slug:slug>/round/<int:round_id>/review/", desk.review_round, name="review"),
     path("<slug:slug>/check-in/", desk.check_in, name="checkin"),
     path("<slug:slug>/match/<int:match_id>/", desk.enter_result, name="match"),
+    path("<slug:slug>/penalties/", desk_penalties.penalty_table, name="penalties"),
+    path(
+        "<slug:slug>/penalties/<int:rule_id>/remove/",
+        desk_penalties.remove_rule,
+        name="remove-penalty-rule",
+    ),
+    path(
+        "<slug:slug>/match/<int:match_id>/penalty/",
+        desk_penalties.give_penalty,
+        name="give-penalty",
+    ),
+    path(
+        "<slug:slug>/match/<int:match_id>/penalty/<int:penalty_id>/withdraw/",
+        desk_penalties.withdraw_penalty,
+        name="withdraw-penalty",
+    ),
     path("<slug:slug>/roles/", desk_roles.roles_page, name="roles"),
     path("<slug:slug>/roles/invite/", desk_roles.invite, name="invite"),
     path(

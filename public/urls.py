@@ -8,6 +8,7 @@ from public import views as public
 public_urlpatterns = [
     path("", public.tournament_list, name="home"),
     path("t/<slug:slug>/", public.tournament_home, name="tournament"),
+    path("t/<slug:slug>/podium/", public.podium_page, name="podium"),
     path("t/<slug:slug>/stage/<int:stage_id>/", public.stage_page, name="stage"),
     path("t/<slug:slug>/group/<int:group_id>/", public.group_page, name="group"),
     path("t/<slug:slug>/round/<int:round_id>/", public.round_page, name="round"),

@@ -89,6 +89,24 @@ def tournament_home(request, slug):
 
 @require_safe
 @caching.from_cache
+def podium_page(request, slug):
+    """The final ranking (overall or one category's) and who gets each prize."""
+    tournament = sel.public_tournament(slug, request.user)
+    category = request.GET.get("category", "")[:60]
+
+    def build():
+        data = sel.podium(tournament, category)
+        html = render_to_string("public/_podium.html", {"tournament": tournament, "podium": data})
+        title = _("Podium")
+        if data.category:
+            title = f"{title}: {data.categories_label}"
+        return title, html
+
+    return _page(request, tournament, "podium", build, category)
+
+
+@require_safe
+@caching.from_cache
 def stage_page(request, slug, stage_id):
     """A round-robin stage: every group's standings; a knock-out stage: its bracket."""
     tournament = sel.public_tournament(slug, request.user)
@@ -236,6 +254,7 @@ def match_page(request, slug, match_id):
             "timeline": timeline,
             "faces": faces,
             "replay_error": replay_error,
+            "penalties": sel.match_penalties(match),
             "options": _options_shown(tournament, submission),
             "time_limit": _time_limit(tournament),
             "seats": _seat_names(submission),

@@ -58,6 +58,18 @@ class LineImportError(TournamentError):
         super().__init__(message)
 
 
+class PrizeError(TournamentError):
+    """A prize the prize list cannot take; nothing was changed."""
+
+    default_message = _("The prize list was not changed.")
+
+
+class PenaltyError(TournamentError):
+    """A penalty or a row of the penalty table refused; nothing was changed."""
+
+    default_message = _("The penalty was not given.")
+
+
 class RoleError(TournamentError):
     """A role that cannot be granted or revoked as asked; nothing was changed."""
 

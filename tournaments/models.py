@@ -399,8 +399,58 @@ def rule_options_error(options):
     return None
 
 
+class Category(models.TextChoices):
+    """The built-in categories a line plays in (the one registry of them); an organizer may also
+    name free ones (a club, a municipality), stored as typed. Only the category is stored, never
+    a birth date: an over-63 line is one the organizer says is over 63."""
+
+    MEN = "men", _("Men")
+    WOMEN = "women", _("Women")
+    MIXED = "mixed", _("Mixed")
+    OVER_63 = "over-63", _("Over 63")
+
+
+CATEGORY_ALIASES = {
+    "uomini": Category.MEN,
+    "maschi": Category.MEN,
+    "donne": Category.WOMEN,
+    "misto": Category.MIXED,
+    "miste": Category.MIXED,
+    "over63": Category.OVER_63,
+    "over 63": Category.OVER_63,
+}
+"""Other words organizers use for the built-in categories (their labels are recognised too)."""
+
+
+def normalize_category(text: str) -> str:
+    """A category as typed (the desk's form, a CSV cell): a built-in one by its value or its
+    Italian or English label, in any case, is stored as its value; any other text is a free
+    category, stored as typed (trimmed, spaces collapsed)."""
+    from django.utils import translation
+
+    text = " ".join((text or "").split())[:60]
+    wanted = text.casefold()
+    if wanted in CATEGORY_ALIASES:
+        return CATEGORY_ALIASES[wanted].value
+    for choice in Category:
+        names = {choice.value}
+        for lang in ("it", "en"):
+            with translation.override(lang):
+                names.add(str(choice.label).casefold())
+        if wanted in names:
+            return choice.value
+    return text
+
+
+def category_label(value: str) -> str:
+    """How a stored category reads: a built-in one translated, a free one as typed."""
+    if value in Category.values:
+        return str(Category(value).label)
+    return value
+
+
 class Entry(models.Model):
-    """A line registered in a tournament, with its seed."""
+    """A line registered in a tournament, with its seed and the category it plays in."""
 
     tournament = models.ForeignKey(
         Tournament,
@@ -419,6 +469,15 @@ class Entry(models.Model):
         default=False,
         help_text=_("Present at the check-in before round 1 of a Danish, Swiss or Mitchell stage."),
     )
+    category = models.CharField(
+        _("category"),
+        max_length=60,
+        blank=True,
+        help_text=_(
+            "Men, women, mixed, over 63, or a category you name (a club, a municipality); "
+            "empty: the overall ranking only."
+        ),
+    )
 
     class Meta:
         verbose_name = _("entry")
@@ -430,6 +489,10 @@ class Entry(models.Model):
 
     def __str__(self):
         return f"{self.tournament}: {self.line}"
+
+    @property
+    def category_display(self) -> str:
+        return category_label(self.category)
 
 
 class Stage(models.Model):
@@ -1189,3 +1252,124 @@ class ResultVersion(models.Model):
         from tournaments.sources import speaks_for_organizer
 
         return speaks_for_organizer(self.source) or self.decided_at is not None
+
+
+class Prize(models.Model):
+    """One prize of a tournament's prize list: a place overall or within a category.
+
+    Prizes are handed out in order of value (``tournaments.algorithms.prizes``), so a line takes
+    only its best prize; the place orders prizes of equal value and reads in the label.
+    """
+
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="prizes",
+        verbose_name=_("tournament"),
+        db_index=False,  # unique_prize_place (tournament, …) leads with it
+    )
+    category = models.CharField(
+        _("category"), max_length=60, blank=True, help_text=_("Empty: the overall ranking.")
+    )
+    place = models.PositiveSmallIntegerField(
+        _("place"), validators=[MinValueValidator(1), MaxValueValidator(999)]
+    )
+    value = models.PositiveIntegerField(
+        _("value"),
+        validators=[MaxValueValidator(10_000_000)],
+        help_text=_(
+            "The prize's worth (for example in euros): higher values are handed out first."
+        ),
+    )
+    label = models.CharField(_("label"), max_length=120)
+
+    class Meta:
+        verbose_name = _("prize")
+        verbose_name_plural = _("prizes")
+        ordering = ["tournament", "-value", "place", "category", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "category", "place"], name="unique_prize_place"
+            ),
+        ]
+
+    def __str__(self):
+        return self.label
+
+    @property
+    def category_display(self) -> str:
+        return category_label(self.category)
+
+
+class PenaltyRule(models.Model):
+    """One row of a tournament's penalty table, published before play (lateness: a warning up to
+    5 minutes, VP deducted from 5 to 10, the match lost after 10; a no-show)."""
+
+    class Kind(models.TextChoices):
+        WARNING = "warning", _("Warning")
+        DEDUCTION = "deduction", _("VP deducted")
+        FORFEIT = "forfeit", _("Match lost by forfeit")
+
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="penalty_rules",
+        verbose_name=_("tournament"),
+        db_index=False,  # unique_penalty_rule (tournament, …) leads with it
+    )
+    label = models.CharField(_("label"), max_length=120)
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
+    vp = models.PositiveSmallIntegerField(
+        _("VP deducted"),
+        default=0,
+        validators=[MaxValueValidator(1000)],
+        help_text=_("For a deduction: the VP taken off the line's total."),
+    )
+
+    class Meta:
+        verbose_name = _("penalty rule")
+        verbose_name_plural = _("penalty table")
+        ordering = ["tournament", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "label"], name="unique_penalty_rule"),
+        ]
+
+    def __str__(self):
+        return self.label
+
+
+class Penalty(models.Model):
+    """A penalty the referee gave a line in a match, with a reason.
+
+    Kept apart from the match's result versions, so a later correction of the result leaves it
+    standing: the standings take ``vp`` off the line's total. A forfeit is also a result, written
+    by ``tournaments.services.results``; its row here only records the decision.
+    """
+
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="penalties", verbose_name=_("match")
+    )
+    line = models.ForeignKey(
+        Line, on_delete=models.PROTECT, related_name="penalties", verbose_name=_("line")
+    )
+    kind = models.CharField(_("kind"), max_length=10, choices=PenaltyRule.Kind.choices)
+    label = models.CharField(_("label"), max_length=120)
+    vp = models.PositiveSmallIntegerField(_("VP deducted"), default=0)
+    reason = models.CharField(_("reason"), max_length=300)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("given by"),
+    )
+    created_at = models.DateTimeField(_("given at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("penalty")
+        verbose_name_plural = _("penalties")
+        ordering = ["match", "id"]
+
+    def __str__(self):
+        return f"{self.match_id} {self.line_id}: {self.label}"

@@ -681,3 +681,113 @@ def movement_cards(stage) -> list[MovementCard]:
                 opponent = names[other].name if other is not None else None
                 cards[line].rows.append((number, table.table, label[direction], opponent))
     return [cards[line] for line in order]
+
+
+# --- podium, categories and prizes -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PodiumLine:
+    rank: int
+    name: str
+    category: str
+    withdrawn: bool
+    prize: str = ""
+
+
+@dataclass(frozen=True)
+class AwardedPrize:
+    label: str
+    value: int
+    place: int
+    category: str
+    winner: str  # the line's name; empty while no line is ranked for it
+
+
+@dataclass
+class Podium:
+    """The final ranking (overall, or one category's with ranks renumbered) and the prize list
+    in handing order, read from the federation export so the pages and the file agree."""
+
+    ranking: list[PodiumLine]
+    prizes: list[AwardedPrize]
+    categories: list[tuple[str, str]]  # (value, label) of the categories played in
+    category: str  # the one shown, "" for overall
+
+    @property
+    def categories_label(self) -> str:
+        return dict(self.categories).get(self.category, "")
+
+    @property
+    def top(self) -> list[PodiumLine]:
+        return [line for line in self.ranking if line.rank <= 3][:4]
+
+
+def podium(tournament, category: str = "") -> Podium:
+    from tournaments.algorithms.prizes import RankedLine, categories_of, category_ranking
+    from tournaments.models import category_label
+    from tournaments.services.export import build_document
+
+    doc = build_document(tournament)
+    lines = {line["ref"]: line for line in doc["lines"]}
+    prize_of = {p["line"]: p["label"] for p in doc["prizes"] if p["line"]}
+    refs = list(lines)
+    index = {ref: i for i, ref in enumerate(refs)}
+    ordered = sorted(doc["final_standings"], key=lambda place: place["rank"])
+    ranked = [
+        RankedLine(index[p["line"]], p["rank"], lines[p["line"]].get("category", ""))
+        for p in ordered
+        if p["line"] in lines
+    ]
+    categories = categories_of(ranked)
+    if category and category in categories:
+        ranked = category_ranking(ranked, category)
+    else:
+        category = ""
+
+    def row(x: RankedLine) -> PodiumLine:
+        line = lines[refs[x.line]]
+        return PodiumLine(
+            rank=x.rank,
+            name=line["name"],
+            category=category_label(x.category),
+            withdrawn=line["withdrawn"],
+            prize=prize_of.get(refs[x.line], ""),
+        )
+
+    return Podium(
+        ranking=[row(x) for x in ranked],
+        prizes=[
+            AwardedPrize(
+                label=p["label"],
+                value=p["value"],
+                place=p["place"],
+                category=category_label(p["category"]),
+                winner=lines[p["line"]]["name"] if p["line"] in lines else "",
+            )
+            for p in doc["prizes"]
+        ],
+        categories=[(c, category_label(c)) for c in categories],
+        category=category,
+    )
+
+
+# --- penalties ---------------------------------------------------------------------------------
+
+
+def match_penalties(match) -> list:
+    """The penalties given in ``match``, oldest first, with their lines."""
+    from tournaments.models import Penalty
+
+    return list(Penalty.objects.filter(match=match).select_related("line").order_by("id"))
+
+
+def tournament_penalties(tournament) -> list:
+    """Every penalty given in ``tournament``, oldest first, with its line and match."""
+    from tournaments.models import Penalty
+
+    return list(
+        Penalty.objects.filter(match__round__stage__tournament=tournament)
+        .select_related("line", "match__round__stage")
+        .order_by("id")
+    )

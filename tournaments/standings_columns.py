@@ -32,6 +32,7 @@ COLUMNS: tuple[StandingColumn, ...] = (
     StandingColumn("mp", _("Match points (point difference)")),
     StandingColumn("points_scored", _("Points scored")),
     StandingColumn("points_conceded", _("Points conceded")),
+    StandingColumn("penalty", _("VP taken off by penalties")),
 )
 KEYS: tuple[str, ...] = tuple(column.key for column in COLUMNS)
 

@@ -19,13 +19,14 @@ from desk.forms import (
     EditLineForm,
     ImportLinesForm,
     LineForm,
+    PrizeForm,
     TournamentWizardForm,
 )
 from tournaments import access
 from tournaments import selectors as sel
 from tournaments.access import Action, desk_login_required, desk_tournament
 from tournaments.exceptions import LineImportError, TournamentError
-from tournaments.models import Entry, Match, Round, Stage
+from tournaments.models import Category, Entry, Match, Round, Stage
 from tournaments.services import entries, lifecycle, presets, schedule
 
 logger = logging.getLogger(__name__)
@@ -89,6 +90,7 @@ def lines(request, slug):
             "line_form": LineForm(tournament=tournament),
             "import_form": ImportLinesForm(),
             "import_errors": [],
+            "category_choices": Category.choices,
             "drawn": Round.objects.filter(stage__tournament=tournament).exists(),
         },
     )
@@ -142,6 +144,7 @@ def import_lines(request, slug):
             "line_form": LineForm(tournament=tournament),
             "import_form": form,
             "import_errors": import_errors,
+            "category_choices": Category.choices,
         },
         status=400,
     )
@@ -178,7 +181,12 @@ def edit_line(request, slug, line_id):
     return render(
         request,
         "desk/line_edit.html",
-        {"tournament": tournament, "entry": entry, "form": form},
+        {
+            "tournament": tournament,
+            "entry": entry,
+            "form": form,
+            "category_choices": Category.choices,
+        },
     )
 
 
@@ -359,31 +367,21 @@ def round_projector(request, slug, round_id):
 # --------------------------------------------------------------------------- podium
 
 
-def _final_ranking(tournament):
-    """``[(place, line name, withdrawn)]`` from the federation export's final standings, so the
-    podium and the export cannot disagree (the export owns the knock-out placing rule)."""
-    from tournaments.services.export import build_document
-
-    doc = build_document(tournament)
-    lines = {line["ref"]: line for line in doc["lines"]}
-    ranking = []
-    for place in doc["final_standings"]:
-        line = lines.get(place["line"], {})
-        ranking.append((place["rank"], line.get("name", ""), line.get("withdrawn", False)))
-    return sorted(ranking, key=lambda item: item[0])
-
-
 @desk_login_required
 def podium(request, slug):
+    """The final ranking, overall or per category, and the prize list with its winners; whoever
+    may edit the tournament also edits the prize list here."""
     tournament = desk_tournament(request, slug)
-    ranking = _final_ranking(tournament)
+    may_edit = access.can_manage(request.user, tournament, Action.EDIT_TOURNAMENT)
     return render(
         request,
         "desk/podium.html",
         {
             "tournament": tournament,
-            "podium": [item for item in ranking if item[0] <= 3][:4],
-            "ranking": ranking,
+            "podium": sel.podium(tournament, request.GET.get("category", "")),
+            "prize_form": PrizeForm() if may_edit else None,
+            "prize_list": list(tournament.prizes.all()) if may_edit else [],
+            "category_choices": Category.choices,
             "finished": tournament.status == tournament.Status.FINISHED,
         },
     )

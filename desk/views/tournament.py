@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from desk.forms import PenaltyForm
 from games import selectors as record_selectors
 from games import services as record_services
 from tournaments import access
@@ -729,6 +730,8 @@ def enter_result(request, slug, match_id):
     if stale is not None or status in (409, 428):
         # the form keeps the user's entry; the next save is based on what is in force now
         based_on = in_force_now.number if in_force_now else ""
+    can_decide = access.can_manage(request.user, tournament, Action.DECIDE)
+    rules = list(tournament.penalty_rules.all()) if can_decide else []
     context = {
         "tournament": tournament,
         "match": match,
@@ -746,7 +749,13 @@ def enter_result(request, slug, match_id):
         "error": error,
         "summary": summary,
         "submissions": record_selectors.match_submissions(match),
-        "can_decide": access.can_manage(request.user, tournament, Action.DECIDE),
+        "can_decide": can_decide,
+        "penalties": sel.match_penalties(match),
+        "penalty_form": (
+            PenaltyForm(match=match, rules=rules)
+            if can_decide and rules and match.away_id
+            else None
+        ),
         "stage_closed": match.round.stage.status == Stage.Status.CLOSED,
         "not_editable": not_editable,
         "versions": versions,

@@ -134,7 +134,14 @@ def kwargs_for(name, args, side, shared):
         elif arg == "invite_token":
             # an invitation's token is the credential: the same answer for every actor
             values[arg] = side.invite_token
-        elif arg in ("endpoint_id", "delivery_id", "invitation_id"):
+        elif arg in (
+            "endpoint_id",
+            "delivery_id",
+            "invitation_id",
+            "prize_id",
+            "rule_id",
+            "penalty_id",
+        ):
             values[arg] = getattr(side, arg[: -len("_id")]).pk
         elif arg == "pk" and _is_admin(name):
             obj = side.match if "enter_result" in name else side.tournament

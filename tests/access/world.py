@@ -17,6 +17,9 @@ from tournaments.models import (
     Entry,
     Group,
     Match,
+    Penalty,
+    PenaltyRule,
+    Prize,
     Role,
     Round,
     Stage,
@@ -65,6 +68,9 @@ class Side:
     delivery: object = None
     invitation: object = None  # an invitation not used yet, and its token (the credential)
     invite_token: str = ""
+    prize: object = None  # one prize of the tournament's prize list
+    rule: object = None  # a row of its penalty table, and a penalty given in its match
+    penalty: object = None
     by_model: dict = field(default_factory=dict)
 
 
@@ -92,6 +98,13 @@ def _side(tournament, role, submitter):
         change=ChangeLog.objects.filter(tournament=tournament).order_by("id").first(),
         role=role,
         submission=submission,
+    )
+    side.prize = Prize.objects.create(
+        tournament=tournament, place=1, value=100, label=f"Coppa {tournament.name}"
+    )
+    side.rule = PenaltyRule.objects.create(tournament=tournament, label="Ritardo", kind="warning")
+    side.penalty = Penalty.objects.create(
+        match=match, line=line, kind="warning", label="Ritardo", reason="cinque minuti"
     )
     from webhooks.models import Delivery, Endpoint
 

@@ -71,7 +71,8 @@ BOUNDARIES = [
 
 
 def test_data_file_holds_the_seed_tables():
-    assert set(TABLES) == {"points-7", "points-11", "points-21", "win-draw-loss"}
+    # and the Valliadi's 3/1/0 (issue 34), which no seed gives
+    assert set(TABLES) == {"points-7", "points-11", "points-21", "win-draw-loss", "valliadi-3-0"}
     for slug, rows in SEED_000.items():
         assert TABLES[slug].rows == tuple(VPRow(w, loser, f, t) for (w, loser), (f, t) in rows)
         assert TABLES[slug].kind is TableKind.MARGIN
@@ -87,6 +88,7 @@ def test_data_file_metadata():
         "points-11": (11, 3, 3),
         "points-21": (21, 4, 5),
         "win-draw-loss": (None, None, None),
+        "valliadi-3-0": (None, None, None),
     }
     for entry in entries.values():
         assert entry["name_it"] and entry["name_en"]

@@ -131,6 +131,7 @@ class StandingRow(Generic[LineId]):
     points_conceded: int
     tiebreak_values: dict[TieBreak, Any] = field(default_factory=dict)
     shared_rank: bool = False
+    penalty: int = 0  # VP taken off by penalties; ``vp`` is already net of them
 
 
 @dataclass
@@ -387,8 +388,12 @@ def rank_group(
     *,
     lots_seed: int,
     ratings: Mapping[LineId, float] | None = None,
+    penalties: Mapping[LineId, int] | None = None,
 ) -> list[StandingRow[LineId]]:
     """Rank a group's lines by VP, then by each tie-break in order within still-tied subsets.
+
+    ``penalties``: VP to take off a line's total (the referee's penalties, kept apart from the
+    match results so that they survive a corrected result).
 
     Lines with equal VP keep being separated criterion by criterion; after the last one, lines
     still tied share a rank (lines of equal rank are listed in id order).
@@ -397,6 +402,9 @@ def rank_group(
     if len(set(tiebreaks)) != len(tiebreaks):
         raise ValueError("a tie-break appears twice")
     totals = _totals(line_ids, matches)
+    penalty = {line: (penalties or {}).get(line, 0) for line in line_ids}
+    for line, taken in penalty.items():
+        totals[line].vp -= taken
     context = TieBreakContext(totals, ratings or {}, lots_seed)
     values: dict[LineId, dict[TieBreak, Any]] = {line: {} for line in line_ids}
     # criteria that do not depend on who is tied, computed once for every line
@@ -450,6 +458,7 @@ def rank_group(
                     points_conceded=t.points_conceded,
                     tiebreak_values={tb: values[line][tb] for tb in tiebreaks},
                     shared_rank=shared,
+                    penalty=penalty[line],
                 )
             )
         position += len(group)

@@ -119,11 +119,13 @@ class VPTable:
                     gettext_noop("need win ≥ draw ≥ loss ≥ 0 VP, got %(win)d/%(draw)d/%(loss)d"),
                     **points,
                 )
-            if self.win_vp + self.loss_vp != 2 * self.draw_vp:
+            # Two draws may be worth less than a win and a loss (3/1/0, the Valliadi's 3 for a
+            # win) but never more: then two lines would gain by agreeing a draw.
+            if self.win_vp + self.loss_vp < 2 * self.draw_vp:
                 raise VPTableError(
                     gettext_noop(
-                        "a win and a loss (%(win)d+%(loss)d) must share as many VP as two draws "
-                        "(2×%(draw)d)"
+                        "two draws (2×%(draw)d) may not be worth more VP than a win and a loss "
+                        "(%(win)d+%(loss)d)"
                     ),
                     **points,
                 )

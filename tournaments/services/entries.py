@@ -14,7 +14,7 @@ from django.utils.translation import ngettext
 
 from tournaments import access
 from tournaments.exceptions import LineImportError, TournamentError
-from tournaments.models import Entry, Line, LineMember, Player, Round
+from tournaments.models import Entry, Line, LineMember, Player, Round, normalize_category
 from tournaments.services import changelog, rows
 from tournaments.services.csv_cells import restore
 
@@ -36,9 +36,11 @@ COLUMNS = {
     "club": ("club", "circolo"),
     "city": ("city", "città", "citta"),
     "seed": ("seed", "testa di serie"),
+    "category": ("category", "categoria"),
 }
 EXPECTED_HEADER = (
-    "line,player 1,player 2,player 3,federation id 1,federation id 2,federation id 3,club,city,seed"
+    "line,player 1,player 2,player 3,federation id 1,federation id 2,federation id 3,club,city,"
+    "seed,category"
 )
 
 
@@ -51,6 +53,7 @@ class LineRow:
     club: str = ""
     city: str = ""
     seed: int | None = None
+    category: str = ""
     row_number: int | None = None
     errors: list[str] = field(default_factory=list)
 
@@ -83,7 +86,13 @@ def _create_line(tournament, row: LineRow, seed, *, checked_in=False):
         LineMember(line=line, player=_player(name, fid, row.club, row.city), position=position)
         for position, (name, fid) in enumerate(row.players)
     )
-    Entry.objects.create(tournament=tournament, line=line, seed=seed, checked_in=checked_in)
+    Entry.objects.create(
+        tournament=tournament,
+        line=line,
+        seed=seed,
+        checked_in=checked_in,
+        category=normalize_category(row.category),
+    )
     return line
 
 
@@ -196,13 +205,23 @@ def add_lines(tournament, rows: list[LineRow], *, user=None, action="lines.added
     return lines
 
 
-def add_line(tournament, name, players, *, club="", city="", seed=None, user=None):
+def add_line(tournament, name, players, *, club="", city="", seed=None, category="", user=None):
     """Register one line; ``players`` are names or ``(name, federation id)`` pairs."""
     players = [(p, "") if isinstance(p, str) else (p[0], p[1] or "") for p in players]
     try:
         return add_lines(
             tournament,
-            [LineRow(name=name, players=players, club=club, city=city, seed=seed, row_number=1)],
+            [
+                LineRow(
+                    name=name,
+                    players=players,
+                    club=club,
+                    city=city,
+                    seed=seed,
+                    category=category,
+                    row_number=1,
+                )
+            ],
             user=user,
             action="line.added",
         )[0]
@@ -344,6 +363,7 @@ def parse_lines_csv(file) -> list[LineRow]:
                 players=players,
                 club=cell("club")[:120],
                 city=cell("city")[:80],
+                category=cell("category"),
                 row_number=number,
             )
             seed = cell("seed")
@@ -378,8 +398,9 @@ def import_lines_csv(tournament, file, *, user=None):
 
 
 @transaction.atomic
-def edit_line(tournament, line, *, name, seed=None, player_names=None, user=None):
-    """Rename a registered line, change its seed or fix its players' names (typos).
+def edit_line(tournament, line, *, name, seed=None, player_names=None, category=None, user=None):
+    """Rename a registered line, change its seed or its category (``None``: unchanged) or fix
+    its players' names (typos).
 
     Refuses a name or a seed another line of the tournament already has.
     """
@@ -397,11 +418,13 @@ def edit_line(tournament, line, *, name, seed=None, player_names=None, user=None
         problems.append(_("seed %(seed)d is already taken") % {"seed": seed})
     if problems:
         raise TournamentError("; ".join(str(p) for p in problems))
-    before = {"name": line.name, "seed": entry.seed}
+    before = {"name": line.name, "seed": entry.seed, "category": entry.category}
     line.name = name
     line.save(update_fields=["name"])
     entry.seed = seed
-    entry.save(update_fields=["seed"])
+    if category is not None:
+        entry.category = normalize_category(category)
+    entry.save(update_fields=["seed", "category"])
     for member in line.members.select_related("player"):
         new_name = (player_names or {}).get(member.position, "").strip()
         if new_name and new_name != member.player.name:

@@ -19,6 +19,7 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 from tournaments import standings_columns
+from tournaments.algorithms.prizes import PrizeSpec, RankedLine, allocate, handing_order
 from tournaments.models import (
     BoardSet,
     ChangeLog,
@@ -29,7 +30,10 @@ from tournaments.models import (
     Match,
     MatchResult,
     Outcome,
+    Penalty,
+    PenaltyRule,
     Player,
+    Prize,
     ResultVersion,
     Round,
     Stage,
@@ -106,6 +110,9 @@ def build_document(tournament: Tournament) -> dict:
     match_ids = [m.id for m in matches]
     deals = deals_in_force(match_ids)
     results: defaultdict[int, dict[int, MatchResult]] = defaultdict(dict)
+    penalties: defaultdict[int, list[Penalty]] = defaultdict(list)
+    for penalty in Penalty.objects.filter(match_id__in=match_ids).order_by("id"):
+        penalties[penalty.match_id].append(penalty)
     for r in MatchResult.objects.filter(match_id__in=match_ids):
         results[r.match_id][r.line_id] = r
 
@@ -184,6 +191,16 @@ def build_document(tournament: Tournament) -> dict:
                 }
                 for lid in order
                 if lid in res
+            ],
+            "penalties": [
+                {
+                    "line": lref(p.line_id),
+                    "kind": p.kind,
+                    "label": p.label,
+                    "vp": p.vp,
+                    "reason": p.reason,
+                }
+                for p in penalties.get(m.id, [])
             ],
         }
 
@@ -291,12 +308,49 @@ def build_document(tournament: Tournament) -> dict:
                 "seed": entry_of[lid].seed if lid in entry_of else None,
                 "withdrawn": entry_of[lid].withdrawn if lid in entry_of else False,
                 "checked_in": entry_of[lid].checked_in if lid in entry_of else False,
+                "category": entry_of[lid].category if lid in entry_of else "",
             }
             for lid in line_ids
         ],
         "stages": stage_docs,
         "final_standings": final,
+        "prizes": _prizes_doc(t, final, entry_of, line_ref),
+        "penalty_table": [
+            {"label": rule.label, "kind": rule.kind, "vp": rule.vp}
+            for rule in PenaltyRule.objects.filter(tournament=t).order_by("id")
+        ],
     }
+
+
+def _prizes_doc(t: Tournament, final: list[dict], entry_of: dict, line_ref: dict) -> list[dict]:
+    """The prize list in handing order, each with the line it goes to (``None`` until the final
+    standings have a line for it). Withdrawn lines take no prize. The export owns this so that
+    the podium pages and the file cannot disagree."""
+    ref_to_line = {ref: lid for lid, ref in line_ref.items()}
+    ranked = []
+    # several final groups: every group's first places before any second place
+    for place in sorted(final, key=lambda place: place["rank"]):
+        lid = ref_to_line.get(place["line"])
+        entry = entry_of.get(lid)
+        if lid is None or entry is None or entry.withdrawn:
+            continue
+        ranked.append(RankedLine(line=lid, rank=place["rank"], category=entry.category))
+    prizes = {p.pk: p for p in Prize.objects.filter(tournament=t)}
+    specs = [
+        PrizeSpec(key=p.pk, value=p.value, place=p.place, category=p.category)
+        for p in prizes.values()
+    ]
+    allocation = allocate(specs, ranked)
+    return [
+        {
+            "place": prizes[spec.key].place,
+            "category": spec.category,
+            "value": spec.value,
+            "label": prizes[spec.key].label,
+            "line": line_ref.get(allocation[spec.key]) if allocation[spec.key] else None,
+        }
+        for spec in handing_order(specs)
+    ]
 
 
 def _duplicate_doc(stage, lref) -> dict:

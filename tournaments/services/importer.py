@@ -28,7 +28,10 @@ from tournaments.models import (
     Match,
     MatchResult,
     Outcome,
+    Penalty,
+    PenaltyRule,
     Player,
+    Prize,
     Round,
     Stage,
     Tournament,
@@ -379,7 +382,26 @@ def _import(doc: dict, slug: str | None) -> Tournament:
                 seed=data.get("seed"),
                 withdrawn=data.get("withdrawn", False),
                 checked_in=bool(data.get("checked_in", False)),
+                category=data.get("category") or "",
             )
+    for rule in doc.get("penalty_table") or []:
+        _create(
+            PenaltyRule,
+            tournament=tournament,
+            label=rule["label"],
+            kind=rule["kind"],
+            vp=rule.get("vp", 0),
+        )
+    for prize in doc.get("prizes") or []:
+        # the line a prize goes to is not read: the export derives it from the standings
+        _create(
+            Prize,
+            tournament=tournament,
+            category=prize.get("category") or "",
+            place=prize["place"],
+            value=prize["value"],
+            label=prize["label"],
+        )
 
     def line_id(ref):
         return lines[ref].id if ref else None
@@ -471,6 +493,19 @@ def _import(doc: dict, slug: str | None) -> Tournament:
         for _when, match, m in played:
             with batch.writing(held, match.pk) as locked:
                 _store_result(m, locked)
+    # penalties after the results: a forfeit's own result came in with the results above
+    _create_all(
+        Penalty(
+            match=match,
+            line=lines[p["line"]],
+            kind=p["kind"],
+            label=p["label"],
+            vp=p.get("vp", 0),
+            reason=p.get("reason", ""),
+        )
+        for match, m in links
+        for p in m.get("penalties") or []
+    )
     Stage.objects.filter(pk__in=closed).update(status=Stage.Status.CLOSED)
     _check_reproduced(links, lines)
     ChangeLog.objects.create(

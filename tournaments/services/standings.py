@@ -1,7 +1,8 @@
 """Group standings from stored MatchResults, with a fixed number of queries.
 
-Three queries per call whatever the group (or stage) size: the members with their lines, the
-played matches, and their MatchResults; the ranking itself is ``algorithms.standings.rank_group``.
+Three queries per call whatever the group (or stage) size: the members with their lines (and
+the VP their penalties took off), the played matches, and their MatchResults; the ranking itself
+is ``algorithms.standings.rank_group``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
+
+from django.db.models import OuterRef, Subquery, Sum
+from django.db.models.functions import Coalesce
 
 from tournaments.algorithms import standings as algo
 from tournaments.algorithms.vp import MatchScore
@@ -22,6 +26,7 @@ from tournaments.models import (
     Match,
     MatchResult,
     Outcome,
+    Penalty,
     Stage,
     TieBreak,
     Tournament,
@@ -139,12 +144,25 @@ def _tables_for(
 ) -> list[GroupTable]:
     group_ids = [group.pk for group in groups]
     members: defaultdict[int, list[GroupMember]] = defaultdict(list)
+    penalties: defaultdict[int, dict[int, int]] = defaultdict(dict)
+    # the VP each member lost to penalties in the group's matches, read with the members
+    taken = (
+        Penalty.objects.filter(
+            line_id=OuterRef("line_id"), match__group_id=OuterRef("group_id"), vp__gt=0
+        )
+        .values("line_id")
+        .annotate(total=Sum("vp"))
+        .values("total")
+    )
     for member in (
         GroupMember.objects.filter(group_id__in=group_ids)
         .select_related("line")
+        .annotate(penalty_vp=Coalesce(Subquery(taken), 0))
         .order_by("position")
     ):
         members[member.group_id].append(member)
+        if member.penalty_vp:
+            penalties[member.group_id][member.line_id] = member.penalty_vp
     matches: defaultdict[int, list[Mapping[str, Any]]] = defaultdict(list)
     for match in Match.objects.filter(group_id__in=group_ids, status=Match.Status.DONE).values(
         "id", "group_id", "home_id", "away_id", "winner_id", "outcome", "round__number"
@@ -168,7 +186,12 @@ def _tables_for(
         positions = {m.line_id: m.position for m in group_members}
         played = played_matches(matches[group.pk], results[group.pk])
         ranked = algo.rank_group(
-            line_ids, played, tiebreaks, lots_seed=tournament.lots_seed, ratings=ratings
+            line_ids,
+            played,
+            tiebreaks,
+            lots_seed=tournament.lots_seed,
+            ratings=ratings,
+            penalties=penalties[group.pk],
         )
         rows = [StandingRow.of(row, lines[row.line_id], positions[row.line_id]) for row in ranked]
         grid = algo.head_to_head_grid(line_ids, played)
