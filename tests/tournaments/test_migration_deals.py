@@ -22,6 +22,17 @@ def _migrate(target):
     return executor.loader.project_state(target).apps
 
 
+@pytest.fixture
+def back_to_the_latest_schema():
+    """Going back to 0012 also unapplies every later migration (of any app depending on one):
+    the schema is brought to the latest again after the test, or the next tests on this
+    database would meet tables without their newer columns."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
+@pytest.mark.usefixtures("back_to_the_latest_schema")
 @pytest.mark.django_db(transaction=True)
 def test_the_deal_rows_come_back_from_the_sheets_and_go_again():
     played = group_match()
