@@ -34,8 +34,8 @@ from tests.conftest import database_as_found
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_PORT = int(os.environ.get("SCOPA_TEST_REDIS_PORT", "6390"))
 # SCOPA_TEST_BROKER_URL=amqp://guest:guest@127.0.0.1:5672/<vhost> runs these tests on RabbitMQ
-# (a vhost of their own, created here when rabbitmqctl is at hand, its queue purged first);
-# otherwise on a private redis-server that the tests can stop and start.
+# (in a vhost of the session's own, ``<vhost>_p<pid>``, when rabbitmqctl is at hand; see
+# ``amqp_vhost``); otherwise on a private redis-server that the tests can stop and start.
 AMQP_URL = os.environ.get("SCOPA_TEST_BROKER_URL", "")
 
 
@@ -131,17 +131,27 @@ class RedisServer:
         self.proc = None
 
 
-def _vhost_answers(url):
-    """The tests' vhost exists and lets them in (each ``rabbitmqctl`` call costs a second or
-    two, so it is asked only when this fails)."""
+def _vhost_answers(url, timeout=5):
+    """The vhost lets this process in and gives back a message it took, within ``timeout``
+    seconds. A handshake alone is not enough: a RabbitMQ under a resource alarm accepts
+    connections and then blocks them, so the check runs in a thread that may be left behind."""
+    import threading
+
     from kombu import Connection
 
-    try:
-        with Connection(url, connect_timeout=5) as conn:
-            conn.connect()
-    except Exception:
-        return False
-    return True
+    answered = threading.Event()
+
+    def round_trip():
+        with contextlib.suppress(Exception), Connection(url, connect_timeout=timeout) as conn:
+            channel = conn.channel()
+            queue = channel.queue_declare("", exclusive=True, auto_delete=True).queue
+            channel.basic_publish(channel.prepare_message(b"ping"), "", queue)
+            while not answered.is_set() and channel.basic_get(queue, no_ack=True) is None:
+                time.sleep(0.05)
+            answered.set()
+
+    threading.Thread(target=round_trip, daemon=True).start()
+    return answered.wait(timeout)
 
 
 def _purge(url):
@@ -167,22 +177,81 @@ def _purge(url):
             redis.Redis.from_url(url, socket_connect_timeout=5).flushdb()
 
 
-def _prepare_vhost(url):
-    """Create the tests' vhost if it is missing and empty its queue of an earlier run."""
-    vhost = url.rsplit("/", 1)[-1] or "/"
-    if vhost != "/" and shutil.which("rabbitmqctl") and not _vhost_answers(url):
-        for cmd in (
-            ["rabbitmqctl", "add_vhost", vhost],
-            ["rabbitmqctl", "set_permissions", "-p", vhost, "guest", ".*", ".*", ".*"],
-        ):
-            subprocess.run(cmd, capture_output=True, timeout=60, check=False)
-    _purge(url)
+# A vhost of this test session's own, ``<vhost>_p<pid>``: a vhost that an earlier run left
+# behind half deleted, full or wedged (a run killed mid fault test, a node that did not finish
+# dropping its quorum queues) cannot make this run's workers wait on it.
+SESSION_VHOST_MARK = "_p"
+
+
+def _session_url(url):
+    base, vhost = url.rsplit("/", 1)
+    return f"{base}/{vhost or 'scopa_test'}{SESSION_VHOST_MARK}{os.getpid()}"
+
+
+def _rabbitmqctl_later(*args):
+    """Run rabbitmqctl without waiting for it (it costs 1-3 s a call): cleaning up is not on
+    any test's path."""
+    subprocess.Popen(
+        ["rabbitmqctl", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def _forget_dead_sessions_vhosts(url):
+    """Delete the vhosts that earlier sessions of this base name left behind (their process is
+    gone: killed runs never reach their teardown)."""
+    prefix = url.rsplit("/", 1)[-1].rsplit(SESSION_VHOST_MARK, 1)[0] + SESSION_VHOST_MARK
+    done = subprocess.run(
+        ["rabbitmqctl", "list_vhosts", "-q", "--no-table-headers"],
+        capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    for vhost in done.stdout.decode(errors="replace").split():
+        pid = vhost[len(prefix) :]
+        if vhost.startswith(prefix) and pid.isdigit() and not _process_alive(int(pid)):
+            _rabbitmqctl_later("delete_vhost", vhost)
+
+
+def _process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _rabbitmq_state():
+    done = subprocess.run(["rabbitmqctl", "status"], capture_output=True, timeout=60, check=False)
+    text = done.stdout.decode(errors="replace")
+    start = text.find("Alarms")
+    return text[start : start + 400] if start >= 0 else text[:400]
 
 
 @pytest.fixture(scope="session")
 def amqp_vhost():
-    _prepare_vhost(AMQP_URL)
-    return AMQP_URL
+    """The session's own vhost (created here, deleted at the end), checked to take a message
+    before any worker starts: a RabbitMQ that does not answer fails its tests at once, with its
+    alarms, instead of leaving every test to wait out its workers' reconnection loop."""
+    if not shutil.which("rabbitmqctl"):
+        # a RabbitMQ elsewhere: the vhost the URL names, emptied of an earlier run
+        _purge(AMQP_URL)
+        yield AMQP_URL
+        return
+    url = _session_url(AMQP_URL)
+    vhost = url.rsplit("/", 1)[-1]
+    _forget_dead_sessions_vhosts(url)
+    for cmd in (
+        ["rabbitmqctl", "add_vhost", vhost],
+        ["rabbitmqctl", "set_permissions", "-p", vhost, "guest", ".*", ".*", ".*"],
+    ):
+        subprocess.run(cmd, capture_output=True, timeout=60, check=False)
+    if not _vhost_answers(url, timeout=15):
+        pytest.fail(f"RabbitMQ does not take a message on {vhost}:\n{_rabbitmq_state()}")
+    yield url
+    _rabbitmqctl_later("delete_vhost", vhost)
 
 
 @pytest.fixture(scope="session")
@@ -212,6 +281,7 @@ class Broker:
         self.kind = kind
         self.url = url
         self.server = server
+        self.down = False
 
     @property
     def vhost(self):
@@ -225,6 +295,7 @@ class Broker:
         stopped by a test, and its quorum queues would keep their messages over a restart
         anyway: the tests' vhost is deleted, which cuts every connection to it, refuses new
         ones and drops its queues with their messages, ready and unacknowledged alike."""
+        self.down = True
         if self.server is not None:
             self.server.stop()
         else:
@@ -236,6 +307,7 @@ class Broker:
         else:
             _rabbitmqctl("add_vhost", self.vhost)
             _rabbitmqctl("set_permissions", "-p", self.vhost, "guest", ".*", ".*", ".*")
+        self.down = False
 
     def cut_connections(self):
         """RabbitMQ closes every connection to the test's vhost, as a network cut or a broker
@@ -270,6 +342,9 @@ def broker(request, broker_kind):
     celery_app.conf.update(broker_write_url=current.url, task_always_eager=False, **options)
     _reset_producer_pool()
     yield current
+    if current.down:
+        # a test that failed with its broker away leaves the next tests a broker
+        current.start()
     celery_app.conf.update(**saved)
     _reset_producer_pool()
 
