@@ -16,9 +16,12 @@ from tests.tournaments.helpers import deals
 from tournaments.exceptions import StaleResult
 from tournaments.models import (
     ChangeLog,
+    Line,
+    LineMember,
     Match,
     MatchResult,
     Outcome,
+    Player,
     ResultVersion,
     Round,
     Stage,
@@ -222,6 +225,27 @@ def test_a_file_the_writer_cannot_reproduce_is_refused_and_nothing_is_saved(demo
         ResultVersion.objects.count(),
         ChangeLog.objects.count(),
     ) == before
+
+
+def test_two_lines_of_one_reference_are_refused_and_nothing_is_saved(demo_doc):
+    demo_doc["lines"][1]["ref"] = demo_doc["lines"][0]["ref"]
+    before = Tournament.objects.count(), Line.objects.count()
+    with pytest.raises(TournamentImportError, match=r"riferimento|reference"):
+        import_document(demo_doc, slug="copia")
+    assert (Tournament.objects.count(), Line.objects.count()) == before
+
+
+def test_a_federation_id_the_file_names_twice_is_one_player(demo_doc):
+    by_ref = {player["ref"]: player for player in demo_doc["players"]}
+    first = by_ref[demo_doc["lines"][0]["players"][0]]
+    second = by_ref[demo_doc["lines"][1]["players"][0]]
+    first["federation_id"] = second["federation_id"] = "FIGS-0001"
+    copy = import_document(demo_doc, slug="copia")
+    members = LineMember.objects.filter(line__entries__tournament=copy)
+    assert (
+        members.filter(player__federation_id="FIGS-0001").values("player").distinct().count() == 1
+    )
+    assert Player.objects.filter(federation_id="FIGS-0001").count() == 1
 
 
 def _renumber_last_deal(m, number):

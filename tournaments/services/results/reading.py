@@ -67,9 +67,29 @@ class Decision:
     deals: list[Deal] = field(default_factory=list)
 
 
-def _as_int(value: object, what: str) -> int:
+class _DealLabel:
+    """The "Deal N" of a message, translated only when a message is given."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __str__(self) -> str:
+        return _("Deal %(n)d") % {"n": self.index + 1}
+
+
+def _as_int(value: object, deal: _DealLabel, category: str | None = None) -> int:
     """An int from a JSON number or a digit string; anything else is refused, and so is a
-    number no deal can score (it would overflow the stored points)."""
+    number no deal can score (it would overflow the stored points). The message names the
+    deal's points or one of its categories, translated only when there is one to give (an
+    import reads tens of thousands of figures)."""
+
+    def what() -> str:
+        if category is None:
+            return _("%(deal)s: points") % {"deal": deal}
+        return _("%(deal)s: %(category)s") % {"deal": deal, "category": category}
+
     number = None
     if isinstance(value, int) and not isinstance(value, bool):
         number = value
@@ -79,23 +99,23 @@ def _as_int(value: object, what: str) -> int:
         except ValueError:  # pragma: no cover - isdecimal() strings are int()-readable
             number = None
     if number is None:
-        raise ResultError(_("%(what)s must be a whole number.") % {"what": what})
+        raise ResultError(_("%(what)s must be a whole number.") % {"what": what()})
     if number > MAX_DEAL_POINTS:
         raise ResultError(
             _("%(what)s: %(value)d is more than a deal can score (at most %(max)d).")
-            % {"what": what, "value": number, "max": MAX_DEAL_POINTS}
+            % {"what": what(), "value": number, "max": MAX_DEAL_POINTS}
         )
     return number
 
 
 def _parse_deal(index: int, raw: object) -> Deal:
-    label = _("Deal %(n)d") % {"n": index + 1}
+    label = _DealLabel(index)
     if not isinstance(raw, dict):
         raise ResultError(_("%(deal)s: expected points and breakdown.") % {"deal": label})
     points = raw.get("points")
     if not isinstance(points, list | tuple) or len(points) != 2:
         raise ResultError(_("%(deal)s: give the points of both lines.") % {"deal": label})
-    points = tuple(_as_int(p, _("%(deal)s: points") % {"deal": label}) for p in points)
+    points = tuple(_as_int(p, label) for p in points)
     if min(points) < 0:
         raise ResultError(_("%(deal)s: points cannot be negative.") % {"deal": label})
     breakdown = raw.get("breakdown")
@@ -114,9 +134,7 @@ def _parse_deal(index: int, raw: object) -> Deal:
                     _("%(deal)s: unknown category “%(category)s”.")
                     % {"deal": label, "category": category}
                 )
-            value = _as_int(
-                value, _("%(deal)s: %(category)s") % {"deal": label, "category": category}
-            )
+            value = _as_int(value, label, category)
             if value < 0:
                 raise ResultError(
                     _("%(deal)s: %(category)s cannot be negative.")
