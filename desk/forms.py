@@ -437,8 +437,46 @@ class ImportLinesForm(forms.Form):
 # --------------------------------------------------------------------------- stages
 
 
+class CategoryPlacesField(forms.CharField):
+    """Places kept for categories as an organizer writes them, one a line or separated by
+    semicolons: "Donne: 2; Over 63: 1" (the service stores each category as entries do)."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("widget", forms.Textarea(attrs={"rows": 2}))
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value):
+        if isinstance(value, dict):
+            return "\n".join(f"{category_label(name)}: {n}" for name, n in value.items())
+        return value
+
+    def to_python(self, value):
+        text = super().to_python(value)
+        places: dict[str, int] = {}
+        for part in (text or "").replace(";", "\n").splitlines():
+            if not part.strip():
+                continue
+            name, sep, count = part.rpartition(":")
+            if not sep or not name.strip() or not count.strip().isdigit() or int(count) < 1:
+                raise ValidationError(
+                    _("Write each category as “name: places”, for example “Donne: 2”."),
+                    code="invalid",
+                )
+            places[name.strip()] = int(count)
+        return places
+
+
 class StageForm(forms.ModelForm):
     """A stage's settings before it starts; saved by ``tournaments.services.stages``."""
+
+    category_places = CategoryPlacesField(
+        label=_("Places kept for categories"),
+        required=False,
+        help_text=_(
+            "Danish, Swiss, Mitchell: of the lines going on, places for the best lines of a "
+            "category whatever their place overall, e.g. “Donne: 2; Over 63: 1”."
+        ),
+    )
 
     stage_tiebreaks = forms.MultipleChoiceField(
         label=_("Stage tie-breaks"),

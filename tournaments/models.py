@@ -591,6 +591,15 @@ class Stage(models.Model):
         blank=True,
         help_text=_("Tie-breaks of this stage; empty: the tournament's."),
     )
+    category_places = models.JSONField(
+        _("places kept for categories"),
+        default=dict,
+        blank=True,
+        help_text=_(
+            "Danish, Swiss, Mitchell: of the lines going on, how many are kept for the best "
+            "lines of a category (its value: 2 for “women”), whatever their place overall."
+        ),
+    )
 
     class Meta:
         verbose_name = _("stage")
@@ -625,6 +634,28 @@ class Stage(models.Model):
                 )
         if self.bye_scoring == self.ByeScoring.SET_VP and self.bye_vp is None:
             raise ValidationError({"bye_vp": _("Give the VP score of a bye.")})
+        if self.category_places:
+            self._clean_category_places()
+
+    def _clean_category_places(self):
+        places = self.category_places
+        if not isinstance(places, dict) or not all(
+            isinstance(name, str) and name and type(count) is int and count > 0
+            for name, count in places.items()
+        ):
+            raise ValidationError(
+                {"category_places": _("Give each category a whole number of places, at least 1.")}
+            )
+        if self.advance_count is not None and sum(places.values()) > self.advance_count:
+            raise ValidationError(
+                {
+                    "category_places": _(
+                        "%(kept)d places are kept for categories, more than the %(n)d lines "
+                        "going on."
+                    )
+                    % {"kept": sum(places.values()), "n": self.advance_count}
+                }
+            )
 
 
 PAIRED_BY_ROUND = frozenset({Stage.Kind.DANISH, Stage.Kind.SWISS, Stage.Kind.MITCHELL})

@@ -22,6 +22,7 @@ from tournaments.access import (
     visible_tournaments,
 )
 from tournaments.algorithms import swiss
+from tournaments.exceptions import PairingError
 from tournaments.models import (
     ChangeLog,
     Entry,
@@ -577,6 +578,11 @@ def qualifying_ranking(stage, tournament) -> QualifyingRanking | None:
     if nxt is not None and nxt.is_knockout:
         # the count set on the stage, or the one the organizer gave when closing it
         going_on = stage.advance_count or _bracket_size(nxt)
+    try:
+        going = set(pairing.going_on(stage, [row.line_id for row in ranked], going_on))
+    except PairingError:
+        # more places kept than lines going on: the desk says so when the stage is closed
+        going = {row.line_id for row in ranked[:going_on]}
     rows = [
         {
             "rank": row.rank,
@@ -584,7 +590,7 @@ def qualifying_ranking(stage, tournament) -> QualifyingRanking | None:
             "vp": row.vp,
             "played": row.played,
             "byes": row.byes,
-            "goes_on": row.rank <= going_on,
+            "goes_on": row.line_id in going,
         }
         for row in ranked
     ]

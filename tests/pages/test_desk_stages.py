@@ -121,6 +121,38 @@ def test_stages_page_adds_changes_moves_and_removes(client_in, organizer):
     assert reverse("desk:edit-stage", args=[tournament.slug, rr.pk]) not in page
 
 
+def test_places_kept_for_categories_are_typed_on_the_desk_as_organizers_name_them(
+    client_in, organizer
+):
+    tournament = build_tournament(4, slug="categorie", play=False, knockout=False)
+    tournament.organizers.add(organizer)
+    danish = Stage.objects.create(
+        tournament=tournament, order=2, name="Danese", kind="danish", advance_count=4
+    )
+    edit = reverse("desk:edit-stage", args=[tournament.slug, danish.pk])
+    fields = {
+        "name": "Danese",
+        "kind": "danish",
+        "rounds_planned": 3,
+        "first_round": "seed",
+        "bye_scoring": "forfeit_win",
+        "advance_count": 4,
+        "carry_over": "on",
+    }
+    client_in.post(edit, {**fields, "category_places": "Donne: 1; Over 63: 2"})
+    danish.refresh_from_db()
+    assert danish.category_places == {"women": 1, "over-63": 2}
+    # the form shows them back as the organizer reads them
+    page = client_in.get(edit, HTTP_ACCEPT_LANGUAGE="it").content.decode()
+    assert "Femminile: 1" in page
+    # a line without its number of places: refused with the message, nothing changed
+    response = client_in.post(edit, {**fields, "category_places": "Donne"})
+    assert response.status_code == 400
+    assert "Donne: 2" in response.content.decode()
+    danish.refresh_from_db()
+    assert danish.category_places == {"women": 1, "over-63": 2}
+
+
 def test_swiss_stage_over_the_cap_is_said_before_it_is_built(client_in, organizer):
     tournament = build_tournament(4, slug="svizzera", play=False, knockout=False)
     tournament.organizers.add(organizer)

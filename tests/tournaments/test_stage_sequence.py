@@ -118,3 +118,56 @@ def test_any_sequence_of_changes_keeps_orders_one_to_n(operations):
             stages.remove_stage(existing[n % len(existing)])
         orders = [order for _kind, order in _kinds(tournament)]
         assert orders == list(range(1, len(orders) + 1))
+
+
+def test_places_kept_for_a_category_seed_the_knockout_and_show_on_the_ranking():
+    from tests.pages.factories import play_stage
+    from tournaments import selectors as sel
+    from tournaments.models import Entry, Match
+    from tournaments.services import schedule
+
+    tournament = _day(n_lines=12, mitchell_rounds=1, danish_rounds=1, knockout=4)
+    mitchell, danish, knockout = Stage.objects.filter(tournament=tournament).order_by("order")
+    # typed as the desk's form gives it: the category as an organizer names it
+    stages.update_stage(danish, category_places={"Donne": 1})
+    danish.refresh_from_db()
+    assert danish.category_places == {"women": 1}
+    pairing.pair_next_round(mitchell)
+    play_stage(mitchell)
+    schedule.close_stage(mitchell)
+    pairing.pair_next_round(danish)
+    play_stage(danish)
+    ranked = [row.line_id for row in pairing.open_standings(danish)]
+    # the last line of the ranking is the only women's line: it takes the kept place
+    woman = ranked[-1]
+    Entry.objects.filter(tournament=tournament, line_id=woman).update(category="women")
+    expected = [*ranked[:3], woman]
+
+    ranking = sel.qualifying_ranking(danish, tournament)
+    assert [row["line"].pk for row in ranking.rows if row["goes_on"]] == expected
+    with translation.override("it"):
+        words = stages.qualification_sentence(
+            danish, list(Stage.objects.filter(pk__in=[danish.pk, knockout.pk]))
+        )
+    assert "1 posto" in words and "Femminile" in words
+
+    schedule.close_stage(danish)
+    first = Match.objects.filter(round__stage=knockout, round__number=1)
+    drawn = {line for pair in first.values_list("home_id", "away_id") for line in pair}
+    assert drawn == set(expected)
+
+    # the export keeps the kept places, and its import gives them back
+    from tournaments.services.export import build_document
+    from tournaments.services.importer import import_document
+
+    document = build_document(tournament)
+    assert document["stages"][1]["pairing"]["category_places"] == {"women": 1}
+    copy = import_document(document, slug="copia")
+    assert copy.stages.get(kind=Stage.Kind.DANISH).category_places == {"women": 1}
+
+
+def test_more_places_kept_than_lines_going_on_is_refused():
+    tournament = _day(n_lines=8, mitchell_rounds=1, danish_rounds=1, knockout=4)
+    danish = Stage.objects.get(tournament=tournament, kind=Stage.Kind.DANISH)
+    with pytest.raises(StageError):
+        stages.update_stage(danish, category_places={"women": 3, "over-63": 2})

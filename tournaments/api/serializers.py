@@ -246,6 +246,7 @@ class StageSerializer(serializers.ModelSerializer):
             "late_entry_until_round",
             "carry_over",
             "advance_count",
+            "category_places",
             "stage_tiebreaks",
             "groups",
         ]

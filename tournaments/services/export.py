@@ -362,7 +362,9 @@ def _duplicate_doc(stage, lref) -> dict:
 
 
 def _pairing_doc(stage) -> dict:
-    """The settings of a Danish, Swiss or Mitchell stage (absent for the other kinds)."""
+    """The settings of a Danish, Swiss or Mitchell stage (absent for the other kinds); places
+    kept for categories only when the stage keeps some, so older documents read the same."""
+    kept = {"category_places": dict(stage.category_places)} if stage.category_places else {}
     return {
         "pairing": {
             "rounds_planned": stage.rounds_planned,
@@ -375,6 +377,7 @@ def _pairing_doc(stage) -> dict:
             "carry_over": stage.carry_over,
             "advance_count": stage.advance_count,
             "tiebreaks": list(stage.stage_tiebreaks or []),
+            **kept,
         }
     }
 

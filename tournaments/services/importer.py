@@ -101,6 +101,7 @@ def _pairing_settings(data: dict | None) -> dict:
         "late_entry_until_round",
         "carry_over",
         "advance_count",
+        "category_places",
     )
     settings = {name: data[name] for name in fields if name in data}
     settings["stage_tiebreaks"] = list(data.get("tiebreaks") or [])

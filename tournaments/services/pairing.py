@@ -30,7 +30,7 @@ from django.dispatch import receiver
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from tournaments.algorithms import danish, mitchell, swiss
+from tournaments.algorithms import danish, mitchell, qualification, swiss
 from tournaments.algorithms import standings as standings_algo
 from tournaments.exceptions import PairingError, ResultError
 from tournaments.models import (
@@ -677,10 +677,30 @@ def line_directions(stage) -> dict[int, mitchell.Direction]:
 
 
 def open_seeds(stage, count) -> list[int]:
-    """The top ``count`` lines of a Danish/Swiss/Mitchell stage, to seed a knock-out."""
+    """The ``count`` lines of a Danish/Swiss/Mitchell stage that seed a knock-out, best first:
+    its top lines, with the places the stage keeps for categories given to each category's
+    best lines (``algorithms.qualification``)."""
     rows = open_standings(stage)
     if len(rows) < count:
         raise PairingError(
             _("Stage “%(stage)s” has fewer than %(n)d lines.") % {"stage": stage.name, "n": count}
         )
-    return [row.line_id for row in rows[:count]]
+    return going_on(stage, [row.line_id for row in rows], count)
+
+
+def going_on(stage, ranked_ids: list[int], count: int) -> list[int]:
+    """Which of ``ranked_ids`` (best first) go on when ``count`` lines do, in ranking order."""
+    kept = stage.category_places or {}
+    if not kept:
+        return ranked_ids[:count]
+    category_of = dict(
+        Entry.objects.filter(tournament_id=stage.tournament_id).values_list("line_id", "category")
+    )
+    ranked = [(line_id, category_of.get(line_id, "")) for line_id in ranked_ids]
+    try:
+        return qualification.qualifiers(ranked, count, kept)
+    except qualification.KeptPlacesError:
+        raise PairingError(
+            _("%(kept)d places are kept for categories, more than the %(n)d lines going on.")
+            % {"kept": sum(kept.values()), "n": count}
+        ) from None

@@ -19,9 +19,17 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from tournaments.exceptions import StageError, StageStarted
-from tournaments.models import PAIRED_BY_ROUND, Round, Stage, TieBreak
+from tournaments.models import (
+    PAIRED_BY_ROUND,
+    Round,
+    Stage,
+    TieBreak,
+    category_label,
+    normalize_category,
+)
 from tournaments.services import changelog
 
 logger = logging.getLogger(__name__)
@@ -40,6 +48,7 @@ EDITABLE_FIELDS = (
     "late_entry_until_round",
     "carry_over",
     "advance_count",
+    "category_places",
     "stage_tiebreaks",
 )
 
@@ -92,6 +101,14 @@ def _validated(stage: Stage) -> None:
         raise StageError(" ".join(messages)) from error
 
 
+def _category_places(value: Any) -> Any:
+    """Places kept for categories with each category as the entries store it ("Donne" is
+    "women"); anything else is left for the stage's validation to refuse."""
+    if not isinstance(value, dict):
+        return value or {}
+    return {normalize_category(str(name)): count for name, count in value.items()}
+
+
 def _apply(stage: Stage, fields: dict[str, Any]) -> list[str]:
     unknown = sorted(set(fields) - set(EDITABLE_FIELDS))
     if unknown:
@@ -100,6 +117,8 @@ def _apply(stage: Stage, fields: dict[str, Any]) -> list[str]:
     for name, value in fields.items():
         if name == "stage_tiebreaks":
             value = [str(TieBreak(v)) for v in value or []] if value else []
+        if name == "category_places":
+            value = _category_places(value)
         if getattr(stage, name) != value:
             setattr(stage, name, value)
             changed.append(name)
@@ -305,6 +324,19 @@ def ranking_sentence(stage: Stage, stages: list[Stage]) -> str:
     }
 
 
+def kept_places_sentences(stage: Stage) -> list[str]:
+    """The places kept for categories among the lines going on, one sentence a category."""
+    return [
+        ngettext(
+            "%(n)d place is kept for the best line of “%(category)s”.",
+            "%(n)d places are kept for the best lines of “%(category)s”.",
+            count,
+        )
+        % {"n": count, "category": category_label(category)}
+        for category, count in (stage.category_places or {}).items()
+    ]
+
+
 def qualification_sentence(stage: Stage, stages: list[Stage]) -> str:
     """How ``stage`` sends lines to the stage after it, in words ("" for the last stage)."""
     following = [s for s in stages if s.order > stage.order]
@@ -326,16 +358,20 @@ def qualification_sentence(stage: Stage, stages: list[Stage]) -> str:
         counted = counted_stages(stage, stages)
         if stage.advance_count:
             if len(counted) > 1:
-                return _("The top %(n)d of the combined ranking of %(stages)s seed “%(next)s”.") % {
+                sentence = _(
+                    "The top %(n)d of the combined ranking of %(stages)s seed “%(next)s”."
+                ) % {
                     "n": stage.advance_count,
                     "stages": _names(counted),
                     "next": nxt.name,
                 }
-            return _("The top %(n)d of the ranking of “%(stage)s” seed “%(next)s”.") % {
-                "n": stage.advance_count,
-                "stage": stage.name,
-                "next": nxt.name,
-            }
+            else:
+                sentence = _("The top %(n)d of the ranking of “%(stage)s” seed “%(next)s”.") % {
+                    "n": stage.advance_count,
+                    "stage": stage.name,
+                    "next": nxt.name,
+                }
+            return " ".join([sentence, *kept_places_sentences(stage)])
         return _("How many lines seed “%(next)s” is asked when the stage is closed.") % {
             "next": nxt.name
         }
