@@ -12,12 +12,15 @@ import contextlib
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 from scoresheets.models import TableReport
-from scoresheets.services import links, offline
+from scoresheets.services import links, offline, reports
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, save_screenshot, watch_csp
 from tests.browser.test_at_the_table import DEALS, PHONE, _totals, _type_deal, room  # noqa: F401
+from tournaments.exceptions import ResultError
 from tournaments.models import Match, ResultVersion
+from tournaments.services import results
 
 pytestmark = pytest.mark.browser
 
@@ -186,3 +189,46 @@ def test_the_other_line_countersigns_on_the_same_phone_offline(
     with other.expect_navigation():
         other.click("button[value=dispute_signed]")
     assert TableReport.objects.get(pk=signed.pk).state == "disputed"
+
+
+def test_the_phone_referees_the_sheet_offline_as_the_server(
+    room,  # noqa: F811
+    phone_factory,
+):
+    """Offline, the page's own port of the engine's referee answers as the check URL would: an
+    impossible deal with the server's sentence, Send asleep until the match is over."""
+    tournament, match = room
+    card = links.link_for(tournament, match.home)
+    phone = phone_factory()
+    page = phone.open()
+    _installed(page, reverse("table:sheet", args=[card.token, match.pk]))
+    phone.cut()
+    # carte to both lines: a deal that cannot happen
+    page.fill("input[name=d0-0-carte]", "1")
+    page.fill("input[name=d0-1-carte]", "1")
+    typed = [{"breakdown": [{"carte": "1"}, {"carte": "1"}]}]
+    with translation.override("it"), pytest.raises(ResultError) as refusal:
+        results.sheet_progress(match, reports.deals_payload(typed))
+    page.wait_for_selector("#sheet-error:not([hidden])")
+    assert page.inner_text("#sheet-error") == str(refusal.value)
+    assert page.locator("#submit-sheet").is_disabled()
+    assert "Il telefono controlla il foglio" in page.inner_text("#sheet-offline")
+
+    page.fill("input[name=d0-1-carte]", "")
+    for index in range(len(DEALS)):
+        _type_deal(page, index)
+        if index == 0:
+            page.wait_for_selector("#sheet-error", state="hidden")
+            assert page.locator("#submit-sheet").is_disabled()  # 5-2: not over
+    _totals(page, 21, 7)
+    typed = [
+        {"breakdown": [{k: str(v[side]) for k, v in deal.items() if v[side]} for side in (0, 1)]}
+        for deal in DEALS
+    ]
+    with translation.override("it"):
+        over = results.sheet_progress(match, reports.deals_payload(typed))
+    assert over.over
+    page.wait_for_selector("#submit-sheet:not([disabled])")
+    assert page.inner_text("#sheet-sentence") == over.sentence
+    assert page.locator("input[name=d4-0-carte]").count() == 0  # no fifth deal asked for
+    assert _deals_on_the_server(match) == 0  # all of it judged on the phone

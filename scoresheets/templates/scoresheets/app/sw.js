@@ -13,6 +13,7 @@ var SHELL = [
   "{% static 'css/table.css' %}",
   "{% static 'js/site.js' %}",
   "{% static 'js/table-store.js' %}",
+  "{% static 'js/sheet-referee.js' %}",
   "{% static 'js/table-sheet.js' %}",
   "{% static 'js/table-app.js' %}",
   "{% static 'vendor/htmx-2.0.11.min.js' %}",
