@@ -673,6 +673,7 @@ _SHELL_FILES = (
     "css/table.css",
     "js/site.js",
     "js/table-store.js",
+    "js/table-outbox.js",
     "js/sheet-referee.js",
     "js/table-sheet.js",
     "js/table-app.js",

@@ -3,12 +3,15 @@
 
 Playwright's offline switch does not stop a service worker's own requests, so the cut here is
 both: the context goes offline (the page hears "offline") and every request the context makes,
-the service worker's included, is aborted. The phone is a persistent profile, so closing the
-browser and opening it again keeps what a real phone keeps (IndexedDB, the service worker and
-its cache).
+the service worker's included, is aborted (Playwright routes a worker's requests only with
+PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS, set for this module's browser: without it the
+worker's background sync would reach the server through the cut). The phone is a persistent
+profile, so closing the browser and opening it again keeps what a real phone keeps (IndexedDB,
+the service worker and its cache).
 """
 
 import contextlib
+import os
 
 import pytest
 from django.urls import reverse
@@ -23,6 +26,19 @@ from tournaments.models import Match, ResultVersion
 from tournaments.services import results
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _route_the_workers_requests():
+    """Before the module's browser starts: its driver reads this once."""
+    name = "PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS"
+    previous = os.environ.get(name)
+    os.environ[name] = "1"
+    yield
+    if previous is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = previous
 
 
 class Phone:
@@ -232,3 +248,63 @@ def test_the_phone_referees_the_sheet_offline_as_the_server(
     assert page.inner_text("#sheet-sentence") == over.sentence
     assert page.locator("input[name=d4-0-carte]").count() == 0  # no fifth deal asked for
     assert _deals_on_the_server(match) == 0  # all of it judged on the phone
+
+
+def _dispatch_sync(page, tag):
+    """What Chromium does when the network is back: wake the service worker with a sync event
+    (through DevTools; the real trigger is the operating system's connectivity, which a test
+    cannot switch)."""
+    cdp = page.context.new_cdp_session(page)
+    found = []
+    cdp.on(
+        "ServiceWorker.workerRegistrationUpdated",
+        lambda event: found.extend(event["registrations"]),
+    )
+    cdp.send("ServiceWorker.enable")
+    _until(page, lambda: any(not r.get("isDeleted") for r in found))
+    registration = next(r for r in found if not r.get("isDeleted"))
+    origin = page.evaluate("() => location.origin")
+    cdp.send(
+        "ServiceWorker.dispatchSyncEvent",
+        {
+            "origin": origin,
+            "registrationId": registration["registrationId"],
+            "tag": tag,
+            "lastChance": False,
+        },
+    )
+
+
+def test_background_sync_sends_the_outbox_with_no_page_open(
+    room,  # noqa: F811
+    phone_factory,
+):
+    """A sheet queued offline registers the outbox's sync tag; with the network back and no
+    page of the app open, the service worker sends it by itself, once."""
+    tournament, match = room
+    card = links.link_for(tournament, match.home)
+    phone = phone_factory()
+    page = phone.open()
+    _installed(page, reverse("table:sheet", args=[card.token, match.pk]))
+    for index in range(len(DEALS)):
+        _type_deal(page, index)
+    _totals(page, 21, 7)
+    phone.cut()
+    page.wait_for_selector("#submit-sheet:not([disabled])")
+    page.click("#submit-sheet")
+    page.wait_for_selector("#outbox-status[data-status=queued]")
+    tags = page.evaluate("() => navigator.serviceWorker.ready.then((r) => r.sync.getTags())")
+    assert "scopa-outbox" in tags
+    blank = page.context.new_page()  # a page outside the app: it sends nothing
+    page.close()
+    phone.reconnect()
+    assert not TableReport.objects.filter(match=match).exclude(state="draft").exists()
+
+    _dispatch_sync(blank, "scopa-outbox")
+    _until(blank, lambda: TableReport.objects.filter(match=match, state="awaiting").exists())
+    assert ResultVersion.objects.filter(match=match).count() == 1
+
+    page = blank.context.new_page()  # the app opened again: the sheet is not sent twice
+    page.goto(reverse("table:sheet", args=[f"k{card.pk}", match.pk]))
+    page.wait_for_selector("#outbox-status[data-status=waiting]")
+    assert ResultVersion.objects.filter(match=match).count() == 1
