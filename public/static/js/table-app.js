@@ -19,6 +19,7 @@
   var POLL_MS = 15000;
   var busy = false;
   var SYNC_TAG = "scopa-outbox";
+  var syncs = "serviceWorker" in navigator && "SyncManager" in window && Boolean(navigator.serviceWorker.controller);
 
   if (box && box.dataset.here && box.dataset.here !== window.location.pathname && window.history.replaceState) {
     // the card's token leaves the address bar: this page's address without it (keychain.py)
@@ -48,6 +49,9 @@
     var text = box.dataset["t" + outbox.status.charAt(0).toUpperCase() + outbox.status.slice(1).replace(/_(\w)/g, function (_m, c) {
       return c.toUpperCase();
     })] || "";
+    if (outbox.status === "queued" && syncs && box.dataset.tQueuedSync) {
+      text = box.dataset.tQueuedSync; // the worker sends it, page open or not
+    }
     if (outbox.error) {
       text = outbox.error + (text ? " " + text : "");
     }
