@@ -42,10 +42,16 @@ def _route_the_workers_requests():
 
 
 class Phone:
-    """One phone: a Chromium profile on disk, opened and closed like the real browser."""
+    """One phone: a Chromium profile on disk, opened and closed like the real browser.
 
-    def __init__(self, browser, live_server, profile):
+    A cut phone's sheets cannot reach the server by any path: besides the routes aborted, the
+    server refuses every sync while a phone is cut (`cut_lines`), as if it were unreachable. A
+    restarted browser wakes its service worker's pending background sync before a test can
+    install its routes again; a real phone without a network could not send it."""
+
+    def __init__(self, browser, live_server, profile, cut_lines):
         self.browser, self.live_server, self.profile = browser, live_server, profile
+        self.cut_lines = cut_lines
         self.context = None
         self.cut_off = False
 
@@ -70,10 +76,12 @@ class Phone:
 
     def cut(self):
         self.cut_off = True
+        self.cut_lines.add(self)
         self._block()
 
     def reconnect(self):
         self.cut_off = False
+        self.cut_lines.discard(self)
         self.context.unroute("**/*")
         self.context.set_offline(False)
 
@@ -82,11 +90,20 @@ class Phone:
 
 
 @pytest.fixture
-def phone_factory(browser, live_server, tmp_path):
+def phone_factory(browser, live_server, tmp_path, monkeypatch):
     phones = []
+    cut_lines = set()
+    sync = offline.sync
+
+    def unreachable_while_cut(*args, **kwargs):
+        if cut_lines:
+            raise ConnectionAbortedError("a phone is cut off: its sheet cannot arrive")
+        return sync(*args, **kwargs)
+
+    monkeypatch.setattr(offline, "sync", unreachable_while_cut)
 
     def make(name="phone"):
-        phone = Phone(browser, live_server, tmp_path / name)
+        phone = Phone(browser, live_server, tmp_path / name, cut_lines)
         phones.append(phone)
         return phone
 
@@ -295,6 +312,7 @@ def test_background_sync_sends_the_outbox_with_no_page_open(
     page.wait_for_selector("#outbox-status[data-status=queued]")
     tags = page.evaluate("() => navigator.serviceWorker.ready.then((r) => r.sync.getTags())")
     assert "scopa-outbox" in tags
+    assert "anche con questa pagina chiusa" in page.inner_text("#outbox-status")
     blank = page.context.new_page()  # a page outside the app: it sends nothing
     page.close()
     phone.reconnect()
