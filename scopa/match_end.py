@@ -415,3 +415,17 @@ def _judge_interrupted(
     winner = penalty_winner(totals, offender)
     reason = EndReason.TIMEOUT if outcome == "timeout" else EndReason.ABANDON
     return MatchDecision(totals, winner, margin(totals, winner), reason, len(deals) - 1)
+
+
+def rule_table(rule: EndRule) -> dict[str, object]:
+    """One match's end rule as plain JSON data, with the figures `judge_sheet` uses: what a port
+    of it (`public/static/js/sheet-referee.js`, the players' phone offline) reads instead of
+    copying them. `no_capture_loses` is left out: a hand sheet never says who captured."""
+    return {
+        "target": rule.target,
+        "deals": rule.deals,
+        "knockout": rule.knockout,
+        "sides": rule.sides,
+        "tiebreak_deals": TIEBREAK_DEALS,
+        "reasons": {reason.name: reason.value for reason in EndReason},
+    }

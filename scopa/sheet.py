@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .errors import SHEET_MESSAGES, format_message
-from .variants import Category, Label, Variant, category_label, get_variant
+from .variants import CATEGORY_LABELS, Category, Label, Variant, category_label, get_variant
 
 logger = logging.getLogger(__name__)
 
@@ -310,12 +310,14 @@ def _possible(category: Category, points: int) -> bool:
     return points % category.step == 0
 
 
-def _values_text(category: Category, most: int) -> str:
+def _possible_values(category: Category, most: int) -> list[int]:
     if category.values is not None:
-        allowed = sorted(category.values)
-    else:
-        allowed = list(range(0, most + 1, category.step))
-    return ", ".join(str(v) for v in allowed)
+        return sorted(category.values)
+    return list(range(0, most + 1, category.step))
+
+
+def _values_text(category: Category, most: int) -> str:
+    return ", ".join(str(v) for v in _possible_values(category, most))
 
 
 def _check_scope(variant_key: str, seat_count: int, deal: DealSheet) -> Iterator[SheetError]:
@@ -376,3 +378,75 @@ def _check_implications(
                     rule.category,
                     params={"points": points, "implied": rule.implied_text},
                 )
+
+
+# --------------------------------------------------------------------------- the referee as data
+
+
+def _limits_data(limits: _Limits) -> dict[str, object]:
+    return {"per_side": limits.per_side, "one_side": limits.one_side, "total": limits.total}
+
+
+def referee_table(
+    variant_key: str, options: Mapping[str, object] | None, seat_count: int
+) -> dict[str, object]:
+    """What `check_deal` knows about one variant, its options and seats, as plain JSON data.
+
+    A port of the referee (the players' phone checks a sheet offline with
+    `public/static/js/sheet-referee.js`) reads its figures here instead of copying them: the
+    categories in the order the referee visits them with their limits (in a finished and in an
+    interrupted deal) and possible values, the scope counts a deal can give, the points that
+    bring others with them, and the sentences with their labels. `tests/engine/
+    test_sheet_referee_js.py` holds the port to `check_deal` on generated sheets.
+    """
+    variant = get_variant(variant_key)
+    values: dict[str, object] = dict(variant.default_options)
+    values.update(options or {})
+    sides = sides_for(seat_count)
+    bound = scope_bound(variant_key, seat_count)
+    known = variant.category_keys(values)
+    categories: list[dict[str, object]] = []
+    for category in variant.categories(values):
+        if category.key == "scope":
+            categories.append({"key": "scope"})
+            continue
+        finished = _category_limits(variant, category.key, sides, values, False)
+        categories.append(
+            {
+                "key": category.key,
+                "limits": _limits_data(finished),
+                "penalty_limits": _limits_data(
+                    _category_limits(variant, category.key, sides, values, True)
+                ),
+                "possible": _possible_values(category, finished.per_side),
+            }
+        )
+    implications = [
+        {
+            "category": rule.category,
+            "at_least": rule.at_least,
+            "implied": rule.implied,
+            "implied_text": rule.implied_text.as_dict(),
+        }
+        for rule in _IMPLICATIONS["fifteen" if variant.fifteen else "classic"]
+        if rule.category in known
+        and rule.implied in known
+        and (rule.option is None or values.get(rule.option))
+    ]
+    why = _WHY_FIFTEEN if variant.fifteen else _WHY_PLAYS
+    return {
+        "variant": variant_key,
+        "variant_name": variant.name.as_dict(),
+        "sides": sides,
+        "known": list(known),
+        "categories": categories,
+        "scope": {
+            "counts": sorted(list(counts) for counts in bound.counts),
+            "per_side": bound.per_side,
+            "total": bound.total,
+            "why": why.as_dict(),
+        },
+        "implications": implications,
+        "labels": {key: label.as_dict() for key, label in CATEGORY_LABELS.items()},
+        "messages": {code: {"it": it, "en": en} for code, (it, en) in SHEET_MESSAGES.items()},
+    }

@@ -360,6 +360,8 @@ def sheet_page(request, link, match_id):
         "lines": [match.home_id, match.away_id],
         "side": 0 if side == Match.Slot.HOME else 1,
         "time_limited": bool(tournament.time_limit_s),
+        # the engine's referee as data, for the phone to read the sheet offline
+        "referee": results.offline_referee(match),
     }
     context = {
         "link": link,
@@ -671,6 +673,8 @@ _SHELL_FILES = (
     "css/table.css",
     "js/site.js",
     "js/table-store.js",
+    "js/table-outbox.js",
+    "js/sheet-referee.js",
     "js/table-sheet.js",
     "js/table-app.js",
     "img/table-icon.svg",

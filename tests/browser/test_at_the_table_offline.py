@@ -3,30 +3,55 @@
 
 Playwright's offline switch does not stop a service worker's own requests, so the cut here is
 both: the context goes offline (the page hears "offline") and every request the context makes,
-the service worker's included, is aborted. The phone is a persistent profile, so closing the
-browser and opening it again keeps what a real phone keeps (IndexedDB, the service worker and
-its cache).
+the service worker's included, is aborted (Playwright routes a worker's requests only with
+PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS, set for this module's browser: without it the
+worker's background sync would reach the server through the cut). The phone is a persistent
+profile, so closing the browser and opening it again keeps what a real phone keeps (IndexedDB,
+the service worker and its cache).
 """
 
 import contextlib
+import os
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 from scoresheets.models import TableReport
-from scoresheets.services import links, offline
+from scoresheets.services import links, offline, reports
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, save_screenshot, watch_csp
 from tests.browser.test_at_the_table import DEALS, PHONE, _totals, _type_deal, room  # noqa: F401
+from tournaments.exceptions import ResultError
 from tournaments.models import Match, ResultVersion
+from tournaments.services import results
 
 pytestmark = pytest.mark.browser
 
 
-class Phone:
-    """One phone: a Chromium profile on disk, opened and closed like the real browser."""
+@pytest.fixture(scope="module", autouse=True)
+def _route_the_workers_requests():
+    """Before the module's browser starts: its driver reads this once."""
+    name = "PW_EXPERIMENTAL_SERVICE_WORKER_NETWORK_EVENTS"
+    previous = os.environ.get(name)
+    os.environ[name] = "1"
+    yield
+    if previous is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = previous
 
-    def __init__(self, browser, live_server, profile):
+
+class Phone:
+    """One phone: a Chromium profile on disk, opened and closed like the real browser.
+
+    A cut phone's sheets cannot reach the server by any path: besides the routes aborted, the
+    server refuses every sync while a phone is cut (`cut_lines`), as if it were unreachable. A
+    restarted browser wakes its service worker's pending background sync before a test can
+    install its routes again; a real phone without a network could not send it."""
+
+    def __init__(self, browser, live_server, profile, cut_lines):
         self.browser, self.live_server, self.profile = browser, live_server, profile
+        self.cut_lines = cut_lines
         self.context = None
         self.cut_off = False
 
@@ -51,10 +76,12 @@ class Phone:
 
     def cut(self):
         self.cut_off = True
+        self.cut_lines.add(self)
         self._block()
 
     def reconnect(self):
         self.cut_off = False
+        self.cut_lines.discard(self)
         self.context.unroute("**/*")
         self.context.set_offline(False)
 
@@ -63,11 +90,20 @@ class Phone:
 
 
 @pytest.fixture
-def phone_factory(browser, live_server, tmp_path):
+def phone_factory(browser, live_server, tmp_path, monkeypatch):
     phones = []
+    cut_lines = set()
+    sync = offline.sync
+
+    def unreachable_while_cut(*args, **kwargs):
+        if cut_lines:
+            raise ConnectionAbortedError("a phone is cut off: its sheet cannot arrive")
+        return sync(*args, **kwargs)
+
+    monkeypatch.setattr(offline, "sync", unreachable_while_cut)
 
     def make(name="phone"):
-        phone = Phone(browser, live_server, tmp_path / name)
+        phone = Phone(browser, live_server, tmp_path / name, cut_lines)
         phones.append(phone)
         return phone
 
@@ -186,3 +222,107 @@ def test_the_other_line_countersigns_on_the_same_phone_offline(
     with other.expect_navigation():
         other.click("button[value=dispute_signed]")
     assert TableReport.objects.get(pk=signed.pk).state == "disputed"
+
+
+def test_the_phone_referees_the_sheet_offline_as_the_server(
+    room,  # noqa: F811
+    phone_factory,
+):
+    """Offline, the page's own port of the engine's referee answers as the check URL would: an
+    impossible deal with the server's sentence, Send asleep until the match is over."""
+    tournament, match = room
+    card = links.link_for(tournament, match.home)
+    phone = phone_factory()
+    page = phone.open()
+    _installed(page, reverse("table:sheet", args=[card.token, match.pk]))
+    phone.cut()
+    # carte to both lines: a deal that cannot happen
+    page.fill("input[name=d0-0-carte]", "1")
+    page.fill("input[name=d0-1-carte]", "1")
+    typed = [{"breakdown": [{"carte": "1"}, {"carte": "1"}]}]
+    with translation.override("it"), pytest.raises(ResultError) as refusal:
+        results.sheet_progress(match, reports.deals_payload(typed))
+    page.wait_for_selector("#sheet-error:not([hidden])")
+    assert page.inner_text("#sheet-error") == str(refusal.value)
+    assert page.locator("#submit-sheet").is_disabled()
+    assert "Il telefono controlla il foglio" in page.inner_text("#sheet-offline")
+
+    page.fill("input[name=d0-1-carte]", "")
+    for index in range(len(DEALS)):
+        _type_deal(page, index)
+        if index == 0:
+            page.wait_for_selector("#sheet-error", state="hidden")
+            assert page.locator("#submit-sheet").is_disabled()  # 5-2: not over
+    _totals(page, 21, 7)
+    typed = [
+        {"breakdown": [{k: str(v[side]) for k, v in deal.items() if v[side]} for side in (0, 1)]}
+        for deal in DEALS
+    ]
+    with translation.override("it"):
+        over = results.sheet_progress(match, reports.deals_payload(typed))
+    assert over.over
+    page.wait_for_selector("#submit-sheet:not([disabled])")
+    assert page.inner_text("#sheet-sentence") == over.sentence
+    assert page.locator("input[name=d4-0-carte]").count() == 0  # no fifth deal asked for
+    assert _deals_on_the_server(match) == 0  # all of it judged on the phone
+
+
+def _dispatch_sync(page, tag):
+    """What Chromium does when the network is back: wake the service worker with a sync event
+    (through DevTools; the real trigger is the operating system's connectivity, which a test
+    cannot switch)."""
+    cdp = page.context.new_cdp_session(page)
+    found = []
+    cdp.on(
+        "ServiceWorker.workerRegistrationUpdated",
+        lambda event: found.extend(event["registrations"]),
+    )
+    cdp.send("ServiceWorker.enable")
+    _until(page, lambda: any(not r.get("isDeleted") for r in found))
+    registration = next(r for r in found if not r.get("isDeleted"))
+    origin = page.evaluate("() => location.origin")
+    cdp.send(
+        "ServiceWorker.dispatchSyncEvent",
+        {
+            "origin": origin,
+            "registrationId": registration["registrationId"],
+            "tag": tag,
+            "lastChance": False,
+        },
+    )
+
+
+def test_background_sync_sends_the_outbox_with_no_page_open(
+    room,  # noqa: F811
+    phone_factory,
+):
+    """A sheet queued offline registers the outbox's sync tag; with the network back and no
+    page of the app open, the service worker sends it by itself, once."""
+    tournament, match = room
+    card = links.link_for(tournament, match.home)
+    phone = phone_factory()
+    page = phone.open()
+    _installed(page, reverse("table:sheet", args=[card.token, match.pk]))
+    for index in range(len(DEALS)):
+        _type_deal(page, index)
+    _totals(page, 21, 7)
+    phone.cut()
+    page.wait_for_selector("#submit-sheet:not([disabled])")
+    page.click("#submit-sheet")
+    page.wait_for_selector("#outbox-status[data-status=queued]")
+    tags = page.evaluate("() => navigator.serviceWorker.ready.then((r) => r.sync.getTags())")
+    assert "scopa-outbox" in tags
+    assert "anche con questa pagina chiusa" in page.inner_text("#outbox-status")
+    blank = page.context.new_page()  # a page outside the app: it sends nothing
+    page.close()
+    phone.reconnect()
+    assert not TableReport.objects.filter(match=match).exclude(state="draft").exists()
+
+    _dispatch_sync(blank, "scopa-outbox")
+    _until(blank, lambda: TableReport.objects.filter(match=match, state="awaiting").exists())
+    assert ResultVersion.objects.filter(match=match).count() == 1
+
+    page = blank.context.new_page()  # the app opened again: the sheet is not sent twice
+    page.goto(reverse("table:sheet", args=[f"k{card.pk}", match.pk]))
+    page.wait_for_selector("#outbox-status[data-status=waiting]")
+    assert ResultVersion.objects.filter(match=match).count() == 1

@@ -5,8 +5,10 @@
  * sheet, sent to its sync URL whenever a page of the app is open and the network answers
  * (at once, when the browser says it is back online, and every few seconds meanwhile), as many
  * times as needed, always with the sheet's own client key: the server stores it once whatever
- * the repetitions (scoresheets/services/offline.py). Browsers without background sync (iOS)
- * send only while a page is open: the status line says so. A sent sheet's record then follows
+ * the repetitions (scoresheets/services/offline.py); the sending itself is table-outbox.js.
+ * Where the browser has background sync (Chromium), a queued sheet also registers the sync tag
+ * "scopa-outbox": the service worker then sends the outbox when the network is back, with no
+ * page open. Browsers without it (iOS) send only while a page is open: the status line says so. A sent sheet's record then follows
  * where it stands ("waiting" and "referee" are asked again now and then) until it is
  * countersigned or settled. The status line (#outbox-status) words it with the page's translated sentences. */
 (function () {
@@ -16,6 +18,8 @@
   var RETRY_MS = 8000;
   var POLL_MS = 15000;
   var busy = false;
+  var SYNC_TAG = "scopa-outbox";
+  var syncs = "serviceWorker" in navigator && "SyncManager" in window && Boolean(navigator.serviceWorker.controller);
 
   if (box && box.dataset.here && box.dataset.here !== window.location.pathname && window.history.replaceState) {
     // the card's token leaves the address bar: this page's address without it (keychain.py)
@@ -28,7 +32,7 @@
       }
     );
   }
-  if (!store || !box) {
+  if (!store || !box || !window.ScopaOutboxSend) {
     return;
   }
 
@@ -45,6 +49,9 @@
     var text = box.dataset["t" + outbox.status.charAt(0).toUpperCase() + outbox.status.slice(1).replace(/_(\w)/g, function (_m, c) {
       return c.toUpperCase();
     })] || "";
+    if (outbox.status === "queued" && syncs && box.dataset.tQueuedSync) {
+      text = box.dataset.tQueuedSync; // the worker sends it, page open or not
+    }
     if (outbox.error) {
       text = outbox.error + (text ? " " + text : "");
     }
@@ -64,51 +71,21 @@
   }
 
   function send(record) {
-    var outbox = record.outbox;
-    return window
-      .fetch(record.sync_url, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf(record) },
-        credentials: "same-origin",
-        body: JSON.stringify({
-          deals: record.sent_deals,
-          client_key: record.client_key,
-          based_on: record.based_on,
-          lines: record.lines,
-          time_expired: record.time_expired,
-          code: outbox.code || "",
-          queued: outbox.tries > 0,
-        }),
-      })
-      .then(function (response) {
-        return response.json().then(function (answer) {
-          return { status: response.status, answer: answer };
-        });
-      })
-      .then(function (result) {
-        var answer = result.answer;
-        outbox.code = "";
-        if (answer.ok) {
-          outbox.status = answer.status;
-          outbox.error = "";
-        } else if (result.status === 409) {
-          outbox.status = "kept";
-          outbox.error = answer.error;
-        } else if (answer.status === "wrong_code") {
-          outbox.status = "wrong_code";
-          outbox.error = answer.error;
-        } else if (result.status === 429 || result.status >= 500) {
-          outbox.tries += 1; // the server is busy: the sheet stays queued
-          return store.put(record.key, record);
-        } else {
-          outbox.status = "refused";
-          outbox.error = answer.error;
-        }
-        return store.put(record.key, record);
+    return window.ScopaOutboxSend.send(store, record, csrf(record));
+  }
+
+  function askForSync() {
+    // background sync (Chromium): the service worker sends the outbox when the network is
+    // back, even with no page of the app open; elsewhere the page's own path below does it
+    if (!("serviceWorker" in navigator) || !("SyncManager" in window)) {
+      return;
+    }
+    navigator.serviceWorker.ready
+      .then(function (registration) {
+        return registration.sync.register(SYNC_TAG);
       })
       .catch(function () {
-        outbox.tries += 1; // no network: queued, sent again later
-        return store.put(record.key, record);
+        /* not allowed here: the page sends it while open */
       });
   }
 
@@ -154,6 +131,9 @@
       .then(store.all)
       .then(function (records) {
         busy = false;
+        if (records.some(window.ScopaOutboxSend.queued)) {
+          askForSync();
+        }
         show(records);
       }, function () {
         busy = false;
@@ -161,6 +141,13 @@
   }
 
   window.ScopaOutbox = { flush: flush };
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.addEventListener("message", function (event) {
+      if (event.data && event.data.type === "scopa-outbox") {
+        flush(false); // the service worker sent the outbox: show where the sheets stand
+      }
+    });
+  }
   window.addEventListener("online", function () {
     flush(false);
   });

@@ -3,9 +3,11 @@
  * Deal by deal, the categories of the match's variant (the server lists them). Online, the
  * server referees the sheet as it is typed: after each change it goes to the check URL, which
  * answers with the running totals, whether the match is over, the referee's sentence and what
- * the next deal must be. Offline, the phone keeps the running totals itself and lets the
- * player finish: the server referees the sheet when it arrives (and refuses an impossible one,
- * which then comes back here to be corrected).
+ * the next deal must be. Offline, the phone gives the same answer itself: sheet-referee.js, the
+ * engine's referee ported, reads the engine's own figures the page carries (cfg.referee). The
+ * server still referees the sheet when it arrives (and refuses an impossible one, which then
+ * comes back here to be corrected). A page kept from before the port (no cfg.referee) only
+ * adds up the totals offline and lets the player send any sheet with deals.
  *
  * What is typed is kept at once in IndexedDB (table-store.js): a reload, a closed browser or a
  * phone restarted loses nothing. A finished sheet goes to the outbox (table-app.js) with a
@@ -22,6 +24,7 @@
   }
   var store = window.ScopaTableStore;
   var cfg = JSON.parse(root.dataset.entry);
+  var referee = cfg.referee && window.ScopaReferee ? cfg.referee : null;
   var storageKey = root.dataset.storageKey;
   var csrf = document.querySelector("input[name=csrfmiddlewaretoken]");
   var dealsBox = document.getElementById("deals");
@@ -202,9 +205,9 @@
   }
 
   function ready() {
-    // online: the server's referee says the match is over; offline: a sheet with deals may
-    // be queued, refereed when it arrives
-    return online ? over : filledDeals().length > 0;
+    // the referee (the server's, or the phone's offline) says the match is over; a page
+    // without the phone's referee may queue any sheet with deals offline
+    return online || referee ? over : filledDeals().length > 0;
   }
 
   function addDeal(tiebreak) {
@@ -219,6 +222,9 @@
     }
     localTotals();
     roomForNext();
+    if (!online) {
+      checkHere();
+    }
     save();
     window.clearTimeout(timer);
     timer = window.setTimeout(check, 350);
@@ -246,17 +252,27 @@
   function showOffline(on) {
     online = !on;
     offlineBox.hidden = !on;
-    offlineBox.textContent = on ? root.dataset.tOffline : "";
-    if (on) {
+    offlineBox.textContent = on ? root.dataset.tOffline + (referee ? " " + root.dataset.tHere : "") : "";
+    if (on && referee) {
+      checkHere();
+    } else if (on) {
       sentence.textContent = root.dataset.tLocal;
       roomForNext();
     }
     lockInputs();
   }
 
+  function checkHere() {
+    // the phone's own referee, as the check URL would answer
+    if (referee && !locked()) {
+      applyAnswer(window.ScopaReferee.progress(referee, state.deals, state.time_expired));
+    }
+  }
+
   function roomForNext() {
-    // offline nobody says what the next deal must be: a blank one, the player goes on typing
-    if (!online && !locked() && filledDeals().length === state.deals.length) {
+    // offline without the phone's referee nobody says what the next deal must be: a blank one,
+    // the player goes on typing
+    if (!online && !referee && !locked() && filledDeals().length === state.deals.length) {
       addDeal(false);
     }
   }

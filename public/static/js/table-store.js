@@ -2,7 +2,9 @@
  * days without a network), one record per match and side, keyed "scopa-table:<match>:<side>".
  * A record holds what was typed and, once sent, the outbox entry (see table-app.js). Without
  * IndexedDB (some private modes) it falls back to localStorage, which also survives a reload.
- * No library: the four calls below are all the sheet needs. */
+ * No library: the four calls below are all the sheet needs. The service worker loads this file
+ * too (importScripts, to send the outbox by background sync): there `self` is the worker and
+ * there is no localStorage, so only IndexedDB is read and written. */
 (function () {
   "use strict";
   var DB = "scopa-table";
@@ -11,11 +13,11 @@
 
   function open() {
     return new Promise(function (resolve, reject) {
-      if (!window.indexedDB) {
+      if (!self.indexedDB) {
         reject(new Error("no IndexedDB"));
         return;
       }
-      var request = window.indexedDB.open(DB, 1);
+      var request = self.indexedDB.open(DB, 1);
       request.onupgradeneeded = function () {
         request.result.createObjectStore(STORE);
       };
@@ -47,7 +49,7 @@
 
   function local(key) {
     try {
-      return JSON.parse(window.localStorage.getItem(key) || "null");
+      return JSON.parse(self.localStorage.getItem(key) || "null");
     } catch (e) {
       return null;
     }
@@ -56,8 +58,8 @@
   function localAll() {
     var found = [];
     try {
-      for (var i = 0; i < window.localStorage.length; i++) {
-        var key = window.localStorage.key(i);
+      for (var i = 0; i < self.localStorage.length; i++) {
+        var key = self.localStorage.key(i);
         if (key && key.indexOf(PREFIX) === 0) {
           found.push(local(key));
         }
@@ -68,7 +70,7 @@
     return found.filter(Boolean);
   }
 
-  window.ScopaTableStore = {
+  self.ScopaTableStore = {
     get: function (key) {
       return run("readonly", function (store) {
         return store.get(key);
@@ -84,13 +86,13 @@
         return store.put(value, key);
       }).then(function () {
         try {
-          window.localStorage.removeItem(key);
+          self.localStorage.removeItem(key);
         } catch (e) {
           /* nothing to clean */
         }
       }, function () {
         try {
-          window.localStorage.setItem(key, JSON.stringify(value));
+          self.localStorage.setItem(key, JSON.stringify(value));
         } catch (e) {
           /* full: the server's draft still has what was checked online */
         }
@@ -98,7 +100,7 @@
     },
     remove: function (key) {
       try {
-        window.localStorage.removeItem(key);
+        self.localStorage.removeItem(key);
       } catch (e) {
         /* nothing stored */
       }

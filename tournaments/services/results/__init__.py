@@ -29,6 +29,7 @@ from tournaments.services.results.deciding import (
     SheetProgress,
     decide,
     decision_from_verdict,
+    offline_referee,
     sheet_progress,
 )
 from tournaments.services.results.players import (
@@ -127,6 +128,7 @@ __all__ = [
     "lock_match",
     "lock_matches",
     "named_version",
+    "offline_referee",
     "parse_deals",
     "propose_result",
     "refer_version",

@@ -24,6 +24,7 @@ from tournaments.models import (
     engine_lang,
 )
 from tournaments.services.results.reading import (
+    MAX_DEAL_POINTS,
     OFFENCE_OUTCOMES,
     PLAYED_OUTCOMES,
     Deal,
@@ -78,67 +79,68 @@ def _referee(match: Match, deals: list[Deal], offender_side: int | None) -> None
             raise ResultError(f"{label}: {sentences}.")
 
 
-def _match_end_message(problem: match_end.MatchEndProblem) -> str:
-    """The desk's sentence for why the engine finds the deals no finished match."""
-    params = dict(problem.params)
-    messages = {
-        "no_deals": lambda: _("Enter at least one deal."),
-        "regular_after_tiebreak": lambda: _(
-            "Deal %(n)d: regular deals cannot follow tie-break deals."
-        ),
-        "tiebreak_not_knockout": lambda: _("Tie-break deals are only played in knock-out matches."),
-        "penalty_without_offence": lambda: _(
-            "Penalty points belong only to a timeout or an abandon."
-        ),
-        "penalty_not_last": lambda: _(
-            "Only the last deal, the interrupted one, can carry penalty points."
-        ),
-        "offender_missing": lambda: _("Say which line timed out, abandoned or forfeited."),
-        "penalty_missing": lambda: _(
+def _too_few(count: int) -> str:
+    return ngettext(
+        "The match is played over %(n)d deals; only %(got)d entered.",
+        "The match is played over %(n)d deals; only %(got)d entered.",
+        count,
+    )
+
+
+def _match_end_templates() -> dict[str, str | tuple[str, str]]:
+    """The sentence of every match-end problem in the active language, its figures still to
+    fill in (``%(n)d``...); a sentence that depends on a count, in its singular and plural."""
+    return {
+        "no_deals": _("Enter at least one deal."),
+        "regular_after_tiebreak": _("Deal %(n)d: regular deals cannot follow tie-break deals."),
+        "tiebreak_not_knockout": _("Tie-break deals are only played in knock-out matches."),
+        "penalty_without_offence": _("Penalty points belong only to a timeout or an abandon."),
+        "penalty_not_last": _("Only the last deal, the interrupted one, can carry penalty points."),
+        "offender_missing": _("Say which line timed out, abandoned or forfeited."),
+        "penalty_missing": _(
             "A timeout or abandon ends with the interrupted deal: mark the last deal as "
             "penalty (unsecured points and one scopa to the opponent)."
         ),
-        "penalty_without_scopa": lambda: _(
+        "penalty_without_scopa": _(
             "The penalty gives the opponent of the offending line at least one scopa."
         ),
-        "over_before": lambda: _("The match was already over after deal %(n)d (%(h)d–%(a)d)."),
-        "tiebreak_decided_early": lambda: _("Tie-break deal %(n)d already decided the match."),
-        "tiebreak_expected": lambda: _(
+        "over_before": _("The match was already over after deal %(n)d (%(h)d–%(a)d)."),
+        "tiebreak_decided_early": _("Tie-break deal %(n)d already decided the match."),
+        "tiebreak_expected": _(
             "Deal %(n)d: the match was level before it, so it is a tie-break deal: mark it as one."
         ),
-        "tiebreak_not_level": lambda: _(
-            "Tie-break deals are only played when the match ends level."
-        ),
-        "knockout_level": lambda: _(
+        "tiebreak_not_level": _("Tie-break deals are only played when the match ends level."),
+        "knockout_level": _(
             "A knock-out match cannot end level: enter the tie-break deals (up to three)."
         ),
-        "tiebreak_level": lambda: _(
-            "Tie-break deal %(n)d ended level: another tie-break deal is needed."
-        ),
-        "last_capture_missing": lambda: _(
+        "tiebreak_level": _("Tie-break deal %(n)d ended level: another tie-break deal is needed."),
+        "last_capture_missing": _(
             "The third tie-break deal ended level: say which line made the last capture (it loses)."
         ),
-        "too_few_deals": lambda: ngettext(
-            "The match is played over %(n)d deals; only %(got)d entered.",
-            "The match is played over %(n)d deals; only %(got)d entered.",
-            params.get("got", 0),
-        ),
-        "level_when_time_ran_out": lambda: _(
+        "too_few_deals": (_too_few(1), _too_few(2)),
+        "level_when_time_ran_out": _(
             "Level when time ran out: further deals are played until one line is ahead."
         ),
-        "level_at_target": lambda: _(
+        "level_at_target": _(
             "Level at %(h)d–%(a)d: further deals are played until one line is ahead."
         ),
-        "not_finished": lambda: _(
+        "not_finished": _(
             "The match is not finished: nobody has reached %(target)d points while ahead "
             "(%(h)d–%(a)d)."
         ),
     }
-    text = messages.get(problem.code)
-    if text is None:  # pragma: no cover - every engine code has its sentence above
+
+
+def _match_end_message(problem: match_end.MatchEndProblem) -> str:
+    """The desk's sentence for why the engine finds the deals no finished match."""
+    params = dict(problem.params)
+    template = _match_end_templates().get(problem.code)
+    if template is None:  # pragma: no cover - every engine code has its sentence above
         logger.error("no sentence for match-end problem %s", problem.code)
         return _("The deals do not make a finished match.")
-    return text() % params
+    if isinstance(template, tuple):
+        template = _too_few(params.get("got", 0))
+    return template % params
 
 
 def decide(
@@ -345,11 +347,49 @@ def sheet_progress(match: Match, deals: object, *, time_expired: bool = False) -
         )
     names = _side_names(match)
     if judged.winner is None:
-        sentence = _("Match over: a draw, %(h)d–%(a)d.") % {"h": totals[0], "a": totals[1]}
+        sentence = _draw_sentence() % {"h": totals[0], "a": totals[1]}
     else:
-        sentence = _("Match over: %(line)s wins %(h)d–%(a)d.") % {
+        sentence = _win_sentence() % {
             "line": names[judged.winner],
             "h": judged.totals[0],
             "a": judged.totals[1],
         }
     return SheetProgress(totals, True, judged.winner, sentence, deals=len(parsed))
+
+
+def _draw_sentence() -> str:
+    return _("Match over: a draw, %(h)d–%(a)d.")
+
+
+def _win_sentence() -> str:
+    return _("Match over: %(line)s wins %(h)d–%(a)d.")
+
+
+def offline_referee(match: Match) -> dict[str, object]:
+    """Everything the phone needs to read a sheet as :func:`sheet_progress` does without the
+    server (``public/static/js/sheet-referee.js``, on the players' page offline), as JSON data:
+    the engine's deal-sheet referee and match-end rule for this match, generated from its
+    registry, with the sentences in the active language. The phone's reading is a courtesy; the
+    server referees the sheet when it arrives."""
+    tournament = match.round.stage.tournament
+    deal_label = _("Deal %(n)d")
+    return {
+        "table": sheet.referee_table(
+            tournament.variant, tournament.options or {}, tournament.seats
+        ),
+        "rule": match_end.rule_table(_end_rule(match)),
+        "time_limited": bool(tournament.time_limit_s),
+        "lang": engine_lang(),
+        "names": _side_names(match),
+        "ongoing": sorted(_ONGOING),
+        "max_points": MAX_DEAL_POINTS,
+        "sentences": {
+            "deal": deal_label,
+            "points": _("%(deal)s: points"),
+            "not_whole": _("%(what)s must be a whole number."),
+            "too_big": _("%(what)s: %(value)d is more than a deal can score (at most %(max)d)."),
+            "problems": _match_end_templates(),
+            "draw": _draw_sentence(),
+            "win": _win_sentence(),
+        },
+    }

@@ -5,7 +5,13 @@
  * token ever sits in the cache); it never caches an answer of the check,
  * sync or status calls, nor anything outside /p/ and the shell. Pages: network first (a few
  * seconds at most, then the copy: a hall's Wi-Fi hangs more often than it fails); the shell:
- * the copy first. The sheet itself lives in IndexedDB (table-store.js), not here. */
+ * the copy first. The sheet itself lives in IndexedDB (table-store.js), not here.
+ *
+ * Background sync: a page with a sheet queued registers the tag "scopa-outbox" (table-app.js)
+ * where the browser has it (Chromium); the browser then wakes this worker when the network is
+ * back, even with no page open, and the worker sends the outbox itself (table-outbox.js, the
+ * pages' own code). Still queued after the try (no network, a busy server): the sync fails and
+ * the browser tries again later. Then every open page of the app is told to show the news. */
 "use strict";
 var CACHE = "scopa-table-{{ version }}";
 var SHELL = [
@@ -13,11 +19,15 @@ var SHELL = [
   "{% static 'css/table.css' %}",
   "{% static 'js/site.js' %}",
   "{% static 'js/table-store.js' %}",
+  "{% static 'js/table-outbox.js' %}",
+  "{% static 'js/sheet-referee.js' %}",
   "{% static 'js/table-sheet.js' %}",
   "{% static 'js/table-app.js' %}",
   "{% static 'vendor/htmx-2.0.11.min.js' %}",
   "{% static 'img/table-icon.svg' %}"
 ];
+var SYNC_TAG = "scopa-outbox";
+importScripts("{% static 'js/table-store.js' %}", "{% static 'js/table-outbox.js' %}");
 var PAGE = /^\/p\/k\d+\/(m\/\d+\/)?$/; // the tokenless addresses only (keychain.py)
 var WAIT_MS = 4000;
 
@@ -93,5 +103,25 @@ self.addEventListener("fetch", function (event) {
     event.respondWith(caches.match(request).then(function (copy) {
       return copy || fetch(request);
     }));
+  }
+});
+
+
+function sendOutbox() {
+  return self.ScopaOutboxSend.sendQueued(self.ScopaTableStore).then(function (left) {
+    return self.clients.matchAll({ type: "window" }).then(function (pages) {
+      pages.forEach(function (page) {
+        page.postMessage({ type: "scopa-outbox" });
+      });
+      if (left) {
+        throw new Error("still queued: the browser tries again later");
+      }
+    });
+  });
+}
+
+self.addEventListener("sync", function (event) {
+  if (event.tag === SYNC_TAG) {
+    event.waitUntil(sendOutbox());
   }
 });
