@@ -139,6 +139,15 @@ def howell_movement(order: Sequence[L], boards_per_round: int) -> list[list[Boar
     return schedule
 
 
+def mitchell_directions(order: Sequence[L]) -> dict[L, Direction]:
+    """Each line's direction in a Mitchell: the 1st, 3rd, ... of the start order sit
+    North-South and stay, the 2nd, 4th, ... East-West."""
+    return {
+        line: Direction.NORTH_SOUTH if index % 2 == 0 else Direction.EAST_WEST
+        for index, line in enumerate(order)
+    }
+
+
 @dataclass(frozen=True)
 class CardRow(Generic[L]):
     """One round of a line's card: where it sits, against whom, which boards."""

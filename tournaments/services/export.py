@@ -210,7 +210,8 @@ def build_document(tournament: Tournament) -> dict:
         stage_groups = [g for g in groups if g.stage_id == stage.id]
         standings = (
             _standings(stage)
-            if stage.kind == Stage.Kind.ROUND_ROBIN or stage.is_paired_by_round
+            if stage.kind in (Stage.Kind.ROUND_ROBIN, Stage.Kind.DUPLICATE)
+            or stage.is_paired_by_round
             else {}
         )
         stage_docs.append(
