@@ -301,6 +301,13 @@ EXPECTED = {
     ("player-detail", "POST", "B"): "401 405 405 405 405 405 405 405 405 405",
     ("player-list", "GET", "-"): "200 200 200 200 200 200 200 200 200 200",
     ("player-list", "POST", "-"): "401 405 405 405 405 405 405 405 405 405",
+    # a board's traveller and a line's boards: the world has no duplicate stage, so every
+    # actor gets 404 here; their visibility (a private tournament's 404) is asked in
+    # tests/pages/test_duplicate_pages.py
+    ("public:board", "GET", "A"): "404 404 404 404 404 404 404 404 404 404",
+    ("public:board", "GET", "B"): "404 404 404 404 404 404 404 404 404 404",
+    ("public:board", "POST", "A"): "405 405 405 405 405 405 405 405 405 405",
+    ("public:board", "POST", "B"): "405 405 405 405 405 405 405 405 405 405",
     ("public:group", "GET", "A"): "200 200 200 200 200 200 200 200 200 200",
     ("public:group", "GET", "B"): "404 404 404 404 404 404 404 200 404 200",
     ("public:group", "POST", "A"): "405 405 405 405 405 405 405 405 405 405",
@@ -327,6 +334,10 @@ EXPECTED = {
     ("public:stage", "GET", "B"): "404 404 404 404 404 404 404 200 404 200",
     ("public:stage", "POST", "A"): "405 405 405 405 405 405 405 405 405 405",
     ("public:stage", "POST", "B"): "405 405 405 405 405 405 405 405 405 405",
+    ("public:stage-line", "GET", "A"): "404 404 404 404 404 404 404 404 404 404",
+    ("public:stage-line", "GET", "B"): "404 404 404 404 404 404 404 404 404 404",
+    ("public:stage-line", "POST", "A"): "405 405 405 405 405 405 405 405 405 405",
+    ("public:stage-line", "POST", "B"): "405 405 405 405 405 405 405 405 405 405",
     ("public:tournament", "GET", "A"): "200 200 200 200 200 200 200 200 200 200",
     ("public:tournament", "GET", "B"): "404 404 404 404 404 404 404 200 404 200",
     ("public:tournament", "POST", "A"): "405 405 405 405 405 405 405 405 405 405",
