@@ -185,6 +185,12 @@ EXPECTED = {
     ("desk:add-prize", "GET", "B"): "302 405 405 405 405 405 405 405 405 405",
     ("desk:add-prize", "POST", "A"): "302 403 403 302 403 403 403 403 403 302",
     ("desk:add-prize", "POST", "B"): "302 404 404 404 404 404 404 302 404 302",
+    # a ruling on a duplicate board: those who decide; the world's matches are not duplicate
+    # ones (404 for them); tests/pages/test_desk_board_rulings.py asks a duplicate match
+    ("desk:clear-ruling", "GET", "A"): "302 405 405 405 405 405 405 405 405 405",
+    ("desk:clear-ruling", "GET", "B"): "302 405 405 405 405 405 405 405 405 405",
+    ("desk:clear-ruling", "POST", "A"): "302 403 403 404 403 404 403 403 403 404",
+    ("desk:clear-ruling", "POST", "B"): "302 404 404 404 404 404 404 404 404 404",
     ("desk:close", "GET", "A"): "302 405 405 405 405 405 405 405 405 405",
     ("desk:close", "GET", "B"): "302 405 405 405 405 405 405 405 405 405",
     ("desk:close", "POST", "A"): "302 403 403 302 403 403 403 403 403 302",
@@ -236,6 +242,10 @@ EXPECTED = {
     ("desk:roles", "GET", "B"): "302 404 404 404 404 404 404 200 404 200",
     ("desk:roles", "POST", "A"): "302 403 403 200 403 403 403 403 403 200",
     ("desk:roles", "POST", "B"): "302 404 404 404 404 404 404 200 404 200",
+    ("desk:rule-board", "GET", "A"): "302 405 405 405 405 405 405 405 405 405",
+    ("desk:rule-board", "GET", "B"): "302 405 405 405 405 405 405 405 405 405",
+    ("desk:rule-board", "POST", "A"): "302 403 403 404 403 404 403 403 403 404",
+    ("desk:rule-board", "POST", "B"): "302 404 404 404 404 404 404 404 404 404",
     ("desk:tournament", "GET", "A"): "302 403 403 200 200 200 403 403 403 200",
     ("desk:tournament", "GET", "B"): "302 404 404 404 404 404 404 200 404 200",
     ("desk:tournament", "POST", "A"): "302 403 403 200 200 200 403 403 403 200",
