@@ -753,6 +753,14 @@ class BoardSet(models.Model):
     boards_per_round = models.PositiveSmallIntegerField(
         _("boards per round"), validators=[MinValueValidator(1), MaxValueValidator(36)]
     )
+    arrow_switch = models.BooleanField(
+        _("arrow switch"),
+        default=False,
+        help_text=_(
+            "Mitchell: the lines of each table swap seats in the last round, and one ranking "
+            "of all the lines replaces the two by direction."
+        ),
+    )
     boards = models.JSONField(_("boards"), default=list)
     start_order = models.JSONField(_("start order"), default=list)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)

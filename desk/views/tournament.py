@@ -147,6 +147,7 @@ def generate_stage(request, slug, stage_id):
                 stage,
                 movement=request.POST.get("movement") or BoardSet.Movement.MITCHELL,
                 scoring=request.POST.get("scoring") or BoardSet.Scoring.MATCHPOINTS,
+                arrow_switch=request.POST.get("arrow_switch") == "1",
                 user=request.user,
                 replace=replace,
             )

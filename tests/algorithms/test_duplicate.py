@@ -364,3 +364,51 @@ def test_qualifiers_take_the_best_of_each_direction(scores, count):
     if min(len(lines) // 2, len(lines) - len(lines) // 2) >= (count + 1) // 2:
         # both directions have enough lines: they send on as many, give or take one
         assert abs(len(taken[Direction.NORTH_SOUTH]) - len(taken[Direction.EAST_WEST])) <= 1
+
+
+SWITCHED = mitchell_movement(ORDER, 2, arrow_switch=True)
+
+
+def test_the_arrow_switch_swaps_the_seats_of_the_last_round_only():
+    assert SWITCHED[:3] == SCHEDULE[:3]
+    assert [(t.ns, t.ew, t.boards) for t in SWITCHED[3]] == [
+        ("E1", "N1", (7, 8)), ("E2", "N2", (1, 2)), ("E3", "N3", (3, 4)), ("E4", "N4", (5, 6)),
+    ]  # fmt: skip
+    assert expected_plays(SWITCHED) == expected_plays(SCHEDULE)
+    card = line_card(SWITCHED, "E1")
+    assert [row.direction for row in card] == [Direction.EAST_WEST] * 3 + [Direction.NORTH_SOUTH]
+
+
+def test_with_the_arrow_switch_board_7_compares_e1_among_the_north_south_lines():
+    # the example's points, North-South first as the tables sat: round 4 table 1 is E1-N1 3-3
+    results = []
+    for tables in SWITCHED:
+        for t in tables:
+            for board, points in zip(t.boards, PLAYED[(t.round, t.table)], strict=True):
+                if points is not None:
+                    results.append(BoardResult(board, t.table, t.ns, t.ew, *points))
+    seven = by_line(matchpoints(results), 7)
+    # North-South differences N4 +4, N3 0, N2 -3, E1 0: N4 6, N3 and E1 3 each, N2 0
+    assert seven == {
+        "N4": 6, "N3": 3, "E1": 3, "N2": 0, "E4": 0, "E2": 3, "E3": 6, "N1": 3,
+    }  # fmt: skip
+    rows = rank_field(ORDER, totals(matchpoints(results)), None)
+    assert len(rows) == 8 and {r.direction for r in rows} == {None}
+    assert [r.rank for r in rows] == sorted(r.rank for r in rows)
+
+
+@given(st.integers(3, 31), st.integers(1, 3))
+@settings(max_examples=40, deadline=None)
+def test_with_the_arrow_switch_each_line_still_meets_each_board_at_most_once(n_lines, k):
+    order = list(range(n_lines))
+    if (n_lines + 1) // 2 == 2:
+        return  # two tables play a Howell
+    movement = mitchell_movement(order, k, arrow_switch=True)
+    for line in order:
+        boards = [b for row in line_card(movement, line) for b in row.boards]
+        assert len(boards) == len(set(boards))
+    plain = mitchell_movement(order, k)
+    # the same tables meet on the same boards: only the seats of the last round differ
+    assert [[(frozenset((t.ns, t.ew)), t.boards) for t in ts] for ts in movement] == [
+        [(frozenset((t.ns, t.ew)), t.boards) for t in ts] for ts in plain
+    ]

@@ -3,6 +3,8 @@ worked example of docs/tournament-core.md ("Duplicate") played on the database, 
 digit per direction (matchpoints, then VP of the differences), the director's adjusted board,
 the columns in the export and the API, and the knock-out seeded from each direction's top."""
 
+import json
+
 import pytest
 
 from tests.algorithms.test_duplicate import ORDER, PLAYED, SESSION
@@ -11,6 +13,7 @@ from tests.tournaments.helpers import deals
 from tournaments.exceptions import BoardRulingError, ScheduleError
 from tournaments.models import BoardAdjustment, BoardSet, ChangeLog, Match, Stage, VPTable
 from tournaments.services import duplicate, export, qualification, results, schedule, standings
+from tournaments.services.importer import import_document
 
 pytestmark = pytest.mark.django_db
 
@@ -18,14 +21,16 @@ DUPLICATE = {"name": "Smazzate ripetute", "kind": Stage.Kind.DUPLICATE}
 KO = {"name": "Finale", "kind": Stage.Kind.KNOCKOUT}
 
 
-def _example(scoring=BoardSet.Scoring.MATCHPOINTS, stages=(DUPLICATE,)):
+def _example(scoring=BoardSet.Scoring.MATCHPOINTS, stages=(DUPLICATE,), arrow_switch=False):
     """The docs' session: 8 lines (N1, E1, N2, ... in seed order), 4 rounds of 2 boards, board 5
     at table 4 not played (entered 0-0, ruled neither at fault)."""
     tournament = make_tournament("scopa-tre-smazzate", n_lines=8, stages=list(stages), end_value=2)
     tournament.vp_table = VPTable.objects.get(slug="points-7")
     tournament.save()
     stage = tournament.stages.order_by("order").first()
-    board_set = duplicate.draw_duplicate(stage, seed="esempio", scoring=scoring)
+    board_set = duplicate.draw_duplicate(
+        stage, seed="esempio", scoring=scoring, arrow_switch=arrow_switch
+    )
     names = {
         line.pk: name for line, name in zip(schedule.seeded_lines(tournament), ORDER, strict=True)
     }
@@ -153,3 +158,53 @@ def test_the_difference_method_needs_a_table_of_margins():
     tournament.save()
     with pytest.raises(ScheduleError, match=r"margin|scarti"):
         duplicate.draw_duplicate(tournament.stages.get(), scoring=BoardSet.Scoring.DIFFERENCE)
+
+
+def test_the_arrow_switch_seats_the_east_west_lines_north_south_and_ranks_one_field():
+    _tournament, stage, board_set, names = _example(arrow_switch=True)
+    last = Match.objects.filter(round__stage=stage, round__number=4).order_by("table_number")
+    # the last round's home (North-South) seat goes to the East-West line of the start order
+    assert [(names[m.home_id], names[m.away_id]) for m in last] == [
+        ("E1", "N1"),
+        ("E2", "N2"),
+        ("E3", "N3"),
+        ("E4", "N4"),
+    ]
+    ((_group, rows),) = standings.stage_standings(stage)
+    assert {row.direction for row in rows} == {""} and len(rows) == 8
+    assert [row.rank for row in rows] == sorted(row.rank for row in rows)
+    percentages = [row.field_percentage for row in rows]
+    assert percentages == sorted(percentages, reverse=True)
+    # board 7 at round 4 table 1: E1 sits North-South and is compared with N2, N3, N4 there
+    seven = {names[s.line]: s.score for s in duplicate.scores(board_set) if s.board == 7}
+    assert (seven["E1"], seven["N1"]) == (3, 3)
+    doc = duplicate.export_doc(board_set, str)
+    assert doc["arrow_switch"] is True
+    # a following knock-out takes the top of the one ranking
+    stage.advance_count = 2
+    assert qualification.duplicate_seeds(stage, 2) == [row.line for row in rows[:2]]
+
+
+def test_the_export_carries_the_rulings_and_the_arrow_switch_and_the_import_ranks_alike():
+    for arrow_switch in (False, True):
+        tournament, _stage, board_set, _names = _example(arrow_switch=arrow_switch)
+        doc = json.loads(json.dumps(export.build_document(tournament)))
+        ruled = [
+            m["board_rulings"]
+            for r in doc["stages"][0]["rounds"]
+            for m in r["matches"]
+            if m.get("board_rulings")
+        ]
+        assert ruled == [
+            [{"board": 5, "kind": "not_played", "fault": "neither", "note": "mazzo preparato male"}]
+        ]
+        assert doc["stages"][0]["duplicate"]["arrow_switch"] is arrow_switch
+        copy = import_document(doc, slug=f"copia-{int(arrow_switch)}")
+        again = BoardSet.objects.get(stage__tournament=copy)
+        assert again.arrow_switch is arrow_switch
+        original = [
+            (r.rank, r.direction, r.score, r.vp) for r in duplicate.field_ranking(board_set)
+        ]
+        copied = [(r.rank, r.direction, r.score, r.vp) for r in duplicate.field_ranking(again)]
+        # the ruling came back too: without it board 5's 0-0 would be scored at table 4
+        assert copied == original

@@ -55,7 +55,9 @@ def _movement(
     order = [int(line_id) for line_id in board_set.start_order]
     if board_set.movement == BoardSet.Movement.HOWELL:
         return duplicate_movement.howell_movement(order, board_set.boards_per_round)
-    return duplicate_movement.mitchell_movement(order, board_set.boards_per_round)
+    return duplicate_movement.mitchell_movement(
+        order, board_set.boards_per_round, arrow_switch=board_set.arrow_switch
+    )
 
 
 def movement_of(board_set: BoardSet) -> list[list[duplicate_movement.BoardTable[int]]]:
@@ -70,6 +72,7 @@ def draw_duplicate(
     movement: str = BoardSet.Movement.MITCHELL,
     scoring: str = BoardSet.Scoring.MATCHPOINTS,
     seed: str | None = None,
+    arrow_switch: bool = False,
     user: Any = None,
     replace: bool = False,
 ) -> BoardSet:
@@ -115,6 +118,7 @@ def draw_duplicate(
         scoring=scoring,
         boards_per_round=per_round,
         start_order=[line.pk for line in lines],
+        arrow_switch=arrow_switch and movement == BoardSet.Movement.MITCHELL,
     )
     rounds = _movement(board_set)
     n_boards = max(b for tables in rounds for t in tables for b in t.boards)
@@ -303,8 +307,9 @@ def _vp_table(board_set: BoardSet) -> tuple[Any, int | None]:
 
 def directions_of(board_set: BoardSet) -> dict[int, Direction] | None:
     """Each line's direction when the stage ranks one field per direction (a Mitchell), None
-    when it ranks one overall (a Howell: every line plays both directions)."""
-    if board_set.movement != BoardSet.Movement.MITCHELL:
+    when it ranks one overall (a Howell, or a Mitchell with the arrow switch: every line has
+    held cards of both directions)."""
+    if board_set.movement != BoardSet.Movement.MITCHELL or board_set.arrow_switch:
         return None
     return duplicate_movement.mitchell_directions([int(i) for i in board_set.start_order])
 
@@ -417,6 +422,7 @@ def export_doc(board_set: BoardSet, line_ref: Callable[[int], str | None]) -> di
         "movement": board_set.movement,
         "scoring": board_set.scoring,
         "boards_per_round": board_set.boards_per_round,
+        "arrow_switch": board_set.arrow_switch,
         "start_order": [line_ref(int(line_id)) for line_id in board_set.start_order],
         "seed": board_set.seed if seed_is_open(board_set) else None,
         "boards": [
@@ -470,11 +476,14 @@ def import_board_set(
             boards_per_round=int(data["boards_per_round"]),
             boards=[board.as_dict() for board in boards],
             start_order=order,
+            arrow_switch=bool(data.get("arrow_switch", False)),
         )
-        board_set.full_clean(exclude=["stage"])
+        # a file exported before the stage closed keeps its seed secret: the boards stand alone
+        board_set.full_clean(exclude=["stage"] if seed is not None else ["stage", "seed"])
     except (KeyError, TypeError, ValueError, scopa.BoardError, ValidationError) as exc:
         if isinstance(exc, BoardSetImportError):
             raise
+        logger.warning("stage %s: board set not read: %r", stage.pk, exc)
         raise BoardSetImportError(
             _("The boards of “%(stage)s” cannot be read.") % {"stage": stage.name}
         ) from exc

@@ -298,7 +298,8 @@ def ranking_sentence(stage: Stage, stages: list[Stage]) -> str:
     if stage.kind == Stage.Kind.DUPLICATE:
         return _(
             "Ranking against the field: on each board a line is compared with the lines of its "
-            "direction that held the same cards; in a Mitchell one ranking per direction."
+            "direction that held the same cards; in a Mitchell one ranking per direction, "
+            "unless the arrow switch makes one overall."
         )
     if stage.kind not in PAIRED_BY_ROUND:
         return _("Standings of this stage only, group by group.")
