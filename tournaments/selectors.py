@@ -905,6 +905,7 @@ def board_traveller(stage, number):
         "rows": rows,
         "top": top,
         "matchpoints": board_set.scoring == BoardSet.Scoring.MATCHPOINTS,
+        "factored": any(row["factored"] for row in rows),
     }
 
 
