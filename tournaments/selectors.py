@@ -851,6 +851,19 @@ def _match_of_tables(stage):
     }
 
 
+def has_secret_boards(match):
+    """Whether ``match`` is a duplicate table holding a board some other table has still to
+    play (its replay would show those cards)."""
+    from tournaments.services import duplicate
+
+    if match.round.stage.kind != Stage.Kind.DUPLICATE:
+        return False
+    board_set = _duplicate_of(match.round.stage)
+    if board_set is None:
+        return False
+    return bool(set(duplicate.board_numbers_of_match(match)) - duplicate.open_boards(board_set))
+
+
 def board_traveller(stage, number):
     """A board's traveller: every table's result on it with each line's score against the
     field, or Http404 while the board is secret (some table holding it has no result) or does

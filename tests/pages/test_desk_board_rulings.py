@@ -69,3 +69,19 @@ def test_a_board_the_table_does_not_hold_is_refused_with_a_message(client):
     assert answer.status_code == 200
     assert "Select a valid choice" in answer.content.decode()
     assert not BoardAdjustment.objects.filter(match=match).exists()
+
+
+def test_the_projector_shows_the_ranking_against_the_field_per_direction(client):
+    tournament, stage, _board_set, _names = _example()
+    referee, _scorer = _users(tournament)
+    client.force_login(referee)
+    round_ = stage.rounds.get(number=4)
+    page = client.get(reverse("desk:projector", args=[tournament.slug, round_.pk]), **EN)
+    assert page.context["complete"]
+    captions = [str(caption) for caption, _rows in page.context["standings"]]
+    assert captions == ["North-South", "East-West"]
+    text = page.content.decode()
+    north_south = text[text.index("<caption>North-South") : text.index("<caption>East-West")]
+    # N3 (Linea 005) first at 67.36 %, N4 (Linea 007) last at 42.92 %
+    assert north_south.index("Linea 005") < north_south.index("Linea 007")
+    assert "67.36" in north_south and "42.92" in north_south

@@ -5,6 +5,7 @@ traveller (404 while a table holding it has still to play it), a line's boards a
 import pytest
 from django.urls import reverse
 
+from tests.tournaments.helpers import deals
 from tests.tournaments.test_duplicate_standings import _example
 from tournaments.models import Match, MatchResult, ResultVersion
 
@@ -130,3 +131,37 @@ def test_a_table_whose_result_is_a_verified_record_links_its_replay(client):
     replay = reverse("public:match", args=[tournament.slug, match.pk]) + "#replay-h"
     assert replay in rows[0]  # round 1, table 1
     assert sum(replay in row for row in rows) == 1 and "#replay-h" not in rows[1]
+
+
+def test_a_match_page_hides_its_replay_while_its_boards_are_secret(client):
+    import scopa
+    from games.models import Submission, content_hash
+    from tournaments.services import duplicate, results
+
+    tournament, stage, _board_set, _names = _example()
+    match = _unplay(stage, 1, 1)  # boards 1-2, also held by table 2 of round 4
+    document = scopa.simulate_match(
+        variant="scopa",
+        seats=2,
+        decks=[(b.dealer, b.deck) for b in duplicate.boards_of_match(match)],
+        seed=3,
+    )
+    document["seats"] = [match.home.name, match.away.name]
+    verdict = scopa.verify_document(document)
+    submission = Submission.objects.create(
+        match=match,
+        version=1,
+        document=document,
+        content_hash=content_hash(document),
+        state=Submission.State.VERIFIED,
+        verdict=verdict,
+    )
+    results.apply_verified_result(match, verdict, submission=submission)
+    _unplay(stage, 4, 2)
+    url = reverse("public:match", args=[tournament.slug, match.pk])
+    text = client.get(url, **EN).content.decode()
+    assert "replay-timeline" not in text and "once every table has played" in text
+    other = Match.objects.get(round__stage=stage, round__number=4, table_number=2)
+    results.save_result(other, deals((1, 2), (3, 0)))
+    text = client.get(url, **EN).content.decode()
+    assert "replay-timeline" in text
