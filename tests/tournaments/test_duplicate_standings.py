@@ -12,7 +12,15 @@ from tests.tournaments.conftest import make_tournament
 from tests.tournaments.helpers import deals
 from tournaments.exceptions import BoardRulingError, ScheduleError
 from tournaments.models import BoardAdjustment, BoardSet, ChangeLog, Match, Stage, VPTable
-from tournaments.services import duplicate, export, qualification, results, schedule, standings
+from tournaments.services import (
+    duplicate,
+    export,
+    lifecycle,
+    qualification,
+    results,
+    schedule,
+    standings,
+)
 from tournaments.services.importer import import_document
 
 pytestmark = pytest.mark.django_db
@@ -208,3 +216,23 @@ def test_the_export_carries_the_rulings_and_the_arrow_switch_and_the_import_rank
         copied = [(r.rank, r.direction, r.score, r.vp) for r in duplicate.field_ranking(again)]
         # the ruling came back too: without it board 5's 0-0 would be scored at table 4
         assert copied == original
+
+
+def test_a_correction_that_changes_a_duplicate_stages_qualifiers_is_reported_and_reseeded():
+    _tournament, stage, _board_set, names = _example(stages=(DUPLICATE, KO))
+    stage.advance_count = 4
+    stage.save()
+    schedule.close_stage(stage)
+    assert lifecycle.qualifier_drift(stage) is None
+    lifecycle.reopen_stage(stage)
+    # N1 loses both boards of round 1 0-4 (it won 3-1 and drew 2-2). By hand: on board 1 N1 goes
+    # from 4 to 0 matchpoints, N4 from 2 to 4, N2 from 0 to 2; on board 2 N1 from 2 to 0, N4 from
+    # 0 to 2. N1 22 - 6 = 16, N2 65/3 + 2 = 71/3, N4 20.6 + 4 = 24.6: N4 is now second.
+    match = Match.objects.get(round__stage=stage, round__number=1, table_number=1)
+    results.save_result(match, deals((0, 4), (0, 4)), based_on=1)
+    drift = lifecycle.qualifier_drift(stage)
+    assert drift is not None, "the bracket keeps the old qualifier silently"
+    assert {names[line.pk] for line in drift.out} == {"N1"}
+    assert {names[line.pk] for line in drift.into} == {"N4"}
+    assert lifecycle.reseed_unplayed(stage) >= 1
+    assert lifecycle.qualifier_drift(stage) is None
