@@ -17,6 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from scopa.presets import PRESETS
 from tournaments.algorithms import swiss
 from tournaments.models import (
+    BoardAdjustment,
     DeckStyle,
     Entry,
     PenaltyRule,
@@ -570,3 +571,27 @@ class PenaltyForm(forms.Form):
         line_field.choices = [(line.pk, line.name) for line in (match.home, match.away) if line]
         rule_field = cast(forms.TypedChoiceField, self.fields["rule"])
         rule_field.choices = [(rule.pk, str(rule)) for rule in rules]
+
+
+class BoardRulingForm(forms.Form):
+    """The director's ruling on one board of a duplicate match: which board, what happened, who
+    was at fault (the lines named by their direction), and a note for the log."""
+
+    board = forms.TypedChoiceField(label=_("Board"), coerce=int)
+    kind = forms.ChoiceField(label=_("What happened"), choices=BoardAdjustment.Kind.choices)
+    fault = forms.ChoiceField(label=_("Who was at fault"))
+    note = forms.CharField(label=_("Note"), max_length=200, required=False)
+
+    def __init__(self, *args, match, boards, **kwargs):
+        super().__init__(*args, **kwargs)
+        board_field = cast(forms.TypedChoiceField, self.fields["board"])
+        board_field.choices = [(n, str(n)) for n in boards]
+        home = match.home.name if match.home_id else "–"
+        away = match.away.name if match.away_id else "–"
+        fault_field = cast(forms.ChoiceField, self.fields["fault"])
+        fault_field.choices = [
+            (BoardAdjustment.Fault.NEITHER, _("Neither line")),
+            (BoardAdjustment.Fault.NORTH_SOUTH, _("North-South: %(line)s") % {"line": home}),
+            (BoardAdjustment.Fault.EAST_WEST, _("East-West: %(line)s") % {"line": away}),
+            (BoardAdjustment.Fault.BOTH, _("Both lines")),
+        ]

@@ -64,6 +64,16 @@ desk_urlpatterns = [
     path("<slug:slug>/round/<int:round_id>/review/", desk.review_round, name="review"),
     path("<slug:slug>/check-in/", desk.check_in, name="checkin"),
     path("<slug:slug>/match/<int:match_id>/", desk.enter_result, name="match"),
+    path(
+        "<slug:slug>/match/<int:match_id>/board-ruling/",
+        desk_boards.rule_board,
+        name="rule-board",
+    ),
+    path(
+        "<slug:slug>/match/<int:match_id>/board-ruling/<int:board>/withdraw/",
+        desk_boards.clear_ruling,
+        name="clear-ruling",
+    ),
     path("<slug:slug>/penalties/", desk_penalties.penalty_table, name="penalties"),
     path(
         "<slug:slug>/penalties/<int:rule_id>/remove/",

@@ -65,3 +65,15 @@ def match_submissions(match):
         .defer("document")
         .order_by("-version")
     )
+
+
+def matches_with_replay(match_ids):
+    """The ids among ``match_ids`` whose result in force comes from a verified record (their
+    match page shows its replay), in one query."""
+    return set(
+        Submission.objects.filter(
+            result_versions__match__in=list(match_ids),
+            result_versions__status=ResultVersion.Status.IN_FORCE,
+            state=Submission.State.VERIFIED,
+        ).values_list("result_versions__match_id", flat=True)
+    )

@@ -11,6 +11,16 @@ public_urlpatterns = [
     path("t/<slug:slug>/podium/", public.podium_page, name="podium"),
     path("t/<slug:slug>/stage/<int:stage_id>/", public.stage_page, name="stage"),
     path("t/<slug:slug>/group/<int:group_id>/", public.group_page, name="group"),
+    path(
+        "t/<slug:slug>/stage/<int:stage_id>/board/<int:number>/",
+        public.board_page,
+        name="board",
+    ),
+    path(
+        "t/<slug:slug>/stage/<int:stage_id>/line/<int:line_id>/",
+        public.stage_line_page,
+        name="stage-line",
+    ),
     path("t/<slug:slug>/round/<int:round_id>/", public.round_page, name="round"),
     path("t/<slug:slug>/match/<int:match_id>/", public.match_page, name="match"),
     path("players/<int:player_id>/", public.player_page, name="player"),

@@ -124,12 +124,54 @@ def stage_page(request, slug, stage_id):
                 "tables": tables,
                 "rounds": sel.stage_rounds(stage),
                 "directions": sel.direction_tables(stage, tables),
+                "field": sel.field_tables(stage, tables),
+                "board_set": sel.stage_board_set(stage),
                 "ranking": sel.qualifying_ranking(stage, tournament),
                 "words": sel.stage_words(stage, tournament),
             },
         )
 
     return _page(request, tournament, "stage", build, stage_id)
+
+
+@require_safe
+@caching.from_cache
+def board_page(request, slug, stage_id, number):
+    """A duplicate board's traveller: every table's result on it and each line's score against
+    the field; 404 while some table holding it has not played it (its cards are secret)."""
+    tournament = sel.public_tournament(slug, request.user)
+
+    def build():
+        stage = sel.get_stage(tournament, stage_id)
+        data = sel.board_traveller(stage, number)
+        with_replay = record_selectors.matches_with_replay(
+            [row["match"].pk for row in data["rows"] if row["match"]]
+        )
+        for row in data["rows"]:
+            row["replay"] = row["match"] is not None and row["match"].pk in with_replay
+        html = render_to_string(
+            "public/_board.html", {"tournament": tournament, "stage": stage, **data}
+        )
+        return f"{stage.name} – " + _("Board %(n)d") % {"n": number}, html
+
+    return _page(request, tournament, "board", build, stage_id, number)
+
+
+@require_safe
+@caching.from_cache
+def stage_line_page(request, slug, stage_id, line_id):
+    """A line's boards in a duplicate stage, each with its score against the field."""
+    tournament = sel.public_tournament(slug, request.user)
+
+    def build():
+        stage = sel.get_stage(tournament, stage_id)
+        data = sel.line_boards(stage, line_id)
+        html = render_to_string(
+            "public/_line_boards.html", {"tournament": tournament, "stage": stage, **data}
+        )
+        return f"{stage.name} – {data['line'].name}", html
+
+    return _page(request, tournament, "stage-line", build, stage_id, line_id)
 
 
 @require_safe
@@ -239,7 +281,10 @@ def match_page(request, slug, match_id):
                 row[f"{side}_cells"] = [breakdown.get(c, 0) for c in categories]
         timeline, faces, replay_error = None, None, ""
         submission = record_selectors.standing_submission(match)
-        if submission is not None:
+        if submission is not None and sel.has_secret_boards(match):
+            # a duplicate table's cards stay secret until every table has played its boards
+            replay_error = _("The replay is shown once every table has played this match's boards.")
+        elif submission is not None:
             timeline, replay_error = _timeline(submission)
             if timeline:
                 lang = "en" if (get_language() or "").startswith("en") else "it"

@@ -8,7 +8,7 @@ import logging
 
 from django.utils.translation import gettext as _
 
-from tournaments.models import Line, Outcome, Stage
+from tournaments.models import BoardAdjustment, Line, Outcome, Stage
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +57,19 @@ def describe(change, *, lines=None, stages=None):
         return _("%(match)s: %(vp)s VP.") % {
             "match": change.match,
             "vp": (detail.get("vp") or ["?"])[0],
+        }
+    if action == "board.ruled" and change.match is not None:
+        kinds, faults = dict(BoardAdjustment.Kind.choices), dict(BoardAdjustment.Fault.choices)
+        return _("%(match)s, board %(board)s: %(kind)s; %(fault)s.") % {
+            "match": change.match,
+            "board": detail.get("board", "?"),
+            "kind": kinds.get(str(detail.get("kind")), detail.get("kind")),
+            "fault": faults.get(str(detail.get("fault")), detail.get("fault")),
+        }
+    if action == "board.ruling_cleared" and change.match is not None:
+        return _("%(match)s, board %(board)s: the deal played counts again.") % {
+            "match": change.match,
+            "board": detail.get("board", "?"),
         }
     if action == "result.deleted" and change.match is not None:
         return _("Result of %(match)s deleted.") % {"match": change.match}
@@ -119,6 +132,8 @@ def action_labels():
         "table.expired": _("Sheet not answered in time"),
         "table.decided": _("Referee's decision on a disputed sheet"),
         "table.superseded": _("Sheet superseded by another result"),
+        "board.ruled": _("Adjusted score on a board"),
+        "board.ruling_cleared": _("Adjusted score on a board withdrawn"),
         "stage.closed": _("Stage closed"),
         "stage.reopened": _("Stage reopened"),
         "bracket.reseeded": _("Knock-out re-seeded from the current standings"),

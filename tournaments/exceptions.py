@@ -157,3 +157,9 @@ class VersionRequired(ResultError):
         "This change does not say which version of the result it was based on: nothing was "
         "saved. Reload the result and decide again."
     )
+
+
+class BoardRulingError(TournamentError):
+    """A director's ruling on a duplicate board that cannot be recorded as asked."""
+
+    default_message = _("The ruling on the board was refused.")

@@ -784,6 +784,14 @@ class BoardSet(models.Model):
     boards_per_round = models.PositiveSmallIntegerField(
         _("boards per round"), validators=[MinValueValidator(1), MaxValueValidator(36)]
     )
+    arrow_switch = models.BooleanField(
+        _("arrow switch"),
+        default=False,
+        help_text=_(
+            "Mitchell: the lines of each table swap seats in the last round, and one ranking "
+            "of all the lines replaces the two by direction."
+        ),
+    )
     boards = models.JSONField(_("boards"), default=list)
     start_order = models.JSONField(_("start order"), default=list)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
@@ -963,6 +971,55 @@ class MatchResult(models.Model):
 
     def __str__(self):
         return f"{self.match}: {self.line} {self.vp} VP"
+
+
+class BoardAdjustment(models.Model):
+    """The director's ruling on one board at one table of a duplicate stage: the deck was fouled
+    (misprepared) or the table could not play the board. The board then scores the adjusted
+    percentages of ``tournaments.algorithms.duplicate`` by fault instead of the deal stored for
+    it, and takes no part in the other tables' comparison."""
+
+    class Kind(models.TextChoices):
+        FOULED = "fouled", _("Fouled or misprepared deck")
+        NOT_PLAYED = "not_played", _("Not played")
+
+    class Fault(models.TextChoices):
+        NEITHER = "neither", _("Neither line at fault")
+        NORTH_SOUTH = "ns", _("North-South at fault")
+        EAST_WEST = "ew", _("East-West at fault")
+        BOTH = "both", _("Both lines at fault")
+
+    match = models.ForeignKey(
+        Match,
+        on_delete=models.CASCADE,
+        related_name="board_adjustments",
+        verbose_name=_("match"),
+        db_index=False,  # unique_board_adjustment (match, …) leads with it
+    )
+    board = models.PositiveSmallIntegerField(_("board"))
+    kind = models.CharField(_("what happened"), max_length=12, choices=Kind.choices)
+    fault = models.CharField(_("fault"), max_length=8, choices=Fault.choices)
+    note = models.CharField(_("note"), max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("ruled by"),
+    )
+    created_at = models.DateTimeField(_("ruled at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("adjusted board")
+        verbose_name_plural = _("adjusted boards")
+        ordering = ["match", "board"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "board"], name="unique_board_adjustment"),
+        ]
+
+    def __str__(self):
+        return f"{self.match}: {self.board} {self.fault}"
 
 
 class ChangeLog(models.Model):

@@ -262,6 +262,22 @@ def stage_standings_tables(stage, tournament):
     return [_table_from(table, tournament) for table in standings.stage_tables(stage)]
 
 
+def field_tables(stage, tables):
+    """A duplicate stage's ranking against the field as the pages show it: ``[(label, rows)]``,
+    one per direction in a Mitchell (North-South first), one overall in a Howell; the rows are
+    the standings' own (``standings_columns``: direction, score, percentage)."""
+    if stage.kind != Stage.Kind.DUPLICATE or not tables:
+        return []
+    labels = {"ns": _("North-South"), "ew": _("East-West"), "": _("Overall")}
+    result: list[tuple[Any, list]] = []
+    for row in tables[0].rows:
+        label = labels.get(row["direction"], row["direction"])
+        if not result or result[-1][0] != label:
+            result.append((label, []))
+        result[-1][1].append(row)
+    return result
+
+
 def direction_tables(stage, tables):
     """A Mitchell stage's standings per direction: North-South and East-West, by VP."""
     from tournaments.algorithms.mitchell import Direction
@@ -797,3 +813,172 @@ def tournament_penalties(tournament) -> list:
         .select_related("line", "match__round__stage")
         .order_by("id")
     )
+
+
+# --- duplicate: boards and a line's scores against the field ---------------------------------
+
+
+def _duplicate_of(stage):
+    from tournaments.models import BoardSet
+
+    if stage.kind != Stage.Kind.DUPLICATE:
+        return None
+    return BoardSet.objects.filter(stage=stage).first()
+
+
+def stage_board_set(stage):
+    """A duplicate stage's boards for its page: ``{"boards": [(number, is_open)]}``, or None
+    (no boards drawn, or another kind of stage). A board not open links nowhere."""
+    from tournaments.services import duplicate
+
+    board_set = _duplicate_of(stage)
+    if board_set is None:
+        return None
+    shown = duplicate.open_boards(board_set)
+    numbers = [int(data["number"]) for data in board_set.boards]
+    return {"board_set": board_set, "boards": [(n, n in shown) for n in numbers]}
+
+
+def _scored(board_set):
+    """The stage's results board by board and every line's score, keyed (board, line)."""
+    from tournaments.services import duplicate
+
+    results = duplicate.board_results(board_set)
+    scores = {(s.board, s.line): s for s in duplicate.scores(board_set, results)}
+    return results, scores
+
+
+def _match_of_tables(stage):
+    return {
+        (m.round.number, m.table_number): m
+        for m in Match.objects.filter(round__stage=stage, away__isnull=False).select_related(
+            "round", "home", "away"
+        )
+    }
+
+
+def has_secret_boards(match):
+    """Whether ``match`` is a duplicate table holding a board some other table has still to
+    play (its replay would show those cards)."""
+    from tournaments.services import duplicate
+
+    if match.round.stage.kind != Stage.Kind.DUPLICATE:
+        return False
+    board_set = _duplicate_of(match.round.stage)
+    if board_set is None:
+        return False
+    return bool(set(duplicate.board_numbers_of_match(match)) - duplicate.open_boards(board_set))
+
+
+def board_traveller(stage, number):
+    """A board's traveller: every table's result on it with each line's score against the
+    field, or Http404 while the board is secret (some table holding it has no result) or does
+    not exist. ``rows``: round, table, match, the two lines, their points (None when ruled),
+    their scores, the ruling if any (the page adds whether the match has a replay)."""
+    from tournaments.models import BoardAdjustment, BoardSet
+    from tournaments.services import duplicate
+
+    board_set = _duplicate_of(stage)
+    if board_set is None or not duplicate.board_is_open(board_set, number):
+        raise Http404("No such board, or still secret")
+    results, scores = _scored(board_set)
+    matches = _match_of_tables(stage)
+    round_of = {
+        (t.table, board): t.round
+        for tables in duplicate.movement_of(board_set)
+        for t in tables
+        if t.plays
+        for board in t.boards
+    }
+    rulings = {
+        a.match_id: a
+        for a in BoardAdjustment.objects.filter(match__round__stage=stage, board=number)
+    }
+    rows = []
+    for result in results:
+        if result.board != number:
+            continue
+        round_number = round_of.get((result.table, number))
+        match = matches.get((round_number, result.table))
+        ns, ew = scores.get((number, result.ns)), scores.get((number, result.ew))
+        rows.append(
+            {
+                "round": round_number,
+                "table": result.table,
+                "match": match,
+                "ns": match.home if match else None,
+                "ew": match.away if match else None,
+                "ns_points": result.ns_points,
+                "ew_points": result.ew_points,
+                "ns_score": ns.score if ns else None,
+                "ew_score": ew.score if ew else None,
+                "factored": bool(ns and ns.factored),
+                "ruling": rulings.get(match.pk) if match else None,
+            }
+        )
+    rows.sort(key=lambda r: (r["round"] or 0, r["table"]))
+    top = next((s.top for (b, _line), s in scores.items() if b == number), 0)
+    return {
+        "board_set": board_set,
+        "number": number,
+        "rows": rows,
+        "top": top,
+        "matchpoints": board_set.scoring == BoardSet.Scoring.MATCHPOINTS,
+        "factored": any(row["factored"] for row in rows),
+    }
+
+
+def line_boards(stage, line_id):
+    """A line's card against the field in a duplicate stage: each board it played, round by
+    round, with its points and its score; a board still secret shows neither (its score depends
+    on tables that have not played it). Http404 outside a duplicate stage or for a line that
+    does not play it."""
+    from tournaments.algorithms.duplicate_movement import line_card
+    from tournaments.algorithms.mitchell import Direction
+    from tournaments.models import BoardSet
+    from tournaments.services import duplicate
+
+    board_set = _duplicate_of(stage)
+    if board_set is None or line_id not in [int(i) for i in board_set.start_order]:
+        raise Http404("No such line in this stage")
+    line = Line.objects.get(pk=line_id)
+    shown = duplicate.open_boards(board_set)
+    results, scores = _scored(board_set)
+    by_board = {(r.board, r.ns): r for r in results} | {(r.board, r.ew): r for r in results}
+    card = line_card(duplicate.movement_of(board_set), line.pk)
+    opponents = Line.objects.in_bulk([row.opponent for row in card if row.opponent])
+    rows: list[dict[str, Any]] = []
+    for row in card:
+        for board in row.boards:
+            result = by_board.get((board, line.pk))
+            is_open = board in shown and result is not None
+            north_south = row.direction is Direction.NORTH_SOUTH
+            score = scores.get((board, line.pk)) if is_open else None
+            mine, theirs = None, None
+            if is_open and result is not None and result.adjusted is None:
+                ns_ew = (result.ns_points, result.ew_points)
+                mine, theirs = ns_ew if north_south else ns_ew[::-1]
+            rows.append(
+                {
+                    "round": row.round,
+                    "table": row.table,
+                    "direction": row.direction,
+                    "opponent": opponents.get(row.opponent) if row.opponent else None,
+                    "board": board,
+                    "open": is_open,
+                    "points": mine,
+                    "conceded": theirs,
+                    "score": score.score if score else None,
+                    "top": score.top if score else None,
+                    "adjusted": bool(score and score.adjusted),
+                }
+            )
+    total = [r for r in rows if r["score"] is not None]
+    return {
+        "board_set": board_set,
+        "line": line,
+        "rows": rows,
+        "matchpoints": board_set.scoring == BoardSet.Scoring.MATCHPOINTS,
+        "score": sum((r["score"] for r in total), 0),
+        "top": sum(r["top"] or 0 for r in total),
+    }

@@ -7,6 +7,7 @@ every change goes through ``tournaments.services``; refusals become messages.
 """
 
 import logging
+from typing import Any
 
 from django.contrib import messages
 from django.http import Http404
@@ -325,11 +326,26 @@ def round_sheet(request, slug, round_id):
 
 
 def _standings_between_rounds(round_):
-    if round_.stage.kind != Stage.Kind.ROUND_ROBIN:
-        return []
+    """``[(caption, rows)]`` the projector shows once a round is complete: each group of a
+    round-robin, or a duplicate stage's ranking against the field per direction (or overall)."""
     from tournaments.services.standings import stage_standings
 
-    return stage_standings(round_.stage)
+    if round_.stage.kind == Stage.Kind.DUPLICATE:
+        labels = {"ns": _("North-South"), "ew": _("East-West"), "": _("Overall")}
+        field: list[tuple[Any, list]] = []
+        for _group, rows in stage_standings(round_.stage):
+            for row in rows:
+                label = labels.get(row.direction, row.direction)
+                if not field or field[-1][0] != label:
+                    field.append((label, []))
+                field[-1][1].append(row)
+        return field
+    if round_.stage.kind != Stage.Kind.ROUND_ROBIN:
+        return []
+    return [
+        (_("Group %(name)s") % {"name": group.name}, rows)
+        for group, rows in stage_standings(round_.stage)
+    ]
 
 
 @desk_login_required

@@ -147,6 +147,7 @@ def generate_stage(request, slug, stage_id):
                 stage,
                 movement=request.POST.get("movement") or BoardSet.Movement.MITCHELL,
                 scoring=request.POST.get("scoring") or BoardSet.Scoring.MATCHPOINTS,
+                arrow_switch=request.POST.get("arrow_switch") == "1",
                 user=request.user,
                 replace=replace,
             )
@@ -616,6 +617,25 @@ def _verify_again(request, match, _based_on):
 DECISIONS = ("accept", "reject", "rerun")
 
 
+def _board_rulings(match, can_decide):
+    """A duplicate match's boards on its desk page, each with the director's ruling if any, and
+    the form to give one (to those who decide)."""
+    from desk.forms import BoardRulingForm
+    from tournaments.models import BoardAdjustment
+    from tournaments.services import duplicate
+
+    boards = duplicate.board_numbers_of_match(match)
+    if not boards:
+        return {"duplicate_boards": []}
+    rulings = {a.board: a for a in BoardAdjustment.objects.filter(match=match)}
+    return {
+        "duplicate_boards": [(number, rulings.get(number)) for number in boards],
+        "ruling_form": (
+            BoardRulingForm(match=match, boards=boards) if can_decide and match.away_id else None
+        ),
+    }
+
+
 @desk_login_required
 @require_http_methods(["GET", "POST"])
 def enter_result(request, slug, match_id):
@@ -756,6 +776,7 @@ def enter_result(request, slug, match_id):
             if can_decide and rules and match.away_id
             else None
         ),
+        **_board_rulings(match, can_decide),
         "stage_closed": match.round.stage.status == Stage.Status.CLOSED,
         "not_editable": not_editable,
         "versions": versions,

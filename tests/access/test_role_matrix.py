@@ -123,6 +123,8 @@ def kwargs_for(name, args, side, shared):
             values[arg] = side.tournament.slug
         elif arg in ("stage_id", "group_id", "round_id", "match_id", "player_id", "line_id"):
             values[arg] = getattr(side, arg[: -len("_id")]).pk
+        elif arg in ("number", "board"):
+            values[arg] = 1  # a board of a duplicate stage (the world's stages have none: 404)
         elif arg == "role_id":
             values[arg] = side.role.pk
         elif arg == "token":

@@ -11,12 +11,16 @@ from hypothesis import strategies as st
 from tournaments.algorithms.duplicate import (
     BoardResult,
     Fault,
+    LineTotal,
     adjusted_percentages,
     board_differences,
     board_matchpoints,
     differences,
     matchpoints,
     neuberg,
+    qualifiers,
+    rank_field,
+    round_vp,
     scaled_margin,
     totals,
     vp_for_difference,
@@ -283,3 +287,128 @@ def test_a_line_card_with_a_sit_out():
 def test_a_two_table_mitchell_is_refused():
     with pytest.raises(ValueError, match="Howell"):
         mitchell_movement(["a", "b", "c", "d"], 2)
+
+
+def _directions():
+    return {
+        line: Direction.NORTH_SOUTH if line[0] == "N" else Direction.EAST_WEST for line in ORDER
+    }
+
+
+def test_the_example_ranked_per_direction_by_percentage():
+    rows = rank_field(ORDER, totals(matchpoints(example_results())), _directions())
+    shown = [(r.direction, r.rank, r.line, f"{float(r.percentage):.2f}") for r in rows]
+    ns, ew = Direction.NORTH_SOUTH, Direction.EAST_WEST
+    assert shown == [
+        (ns, 1, "N3", "67.36"), (ns, 2, "N1", "45.83"), (ns, 3, "N2", "45.14"),
+        (ns, 4, "N4", "42.92"),
+        (ew, 1, "E3", "59.72"), (ew, 2, "E1", "54.86"), (ew, 3, "E4", "45.00"),
+        (ew, 4, "E2", "41.67"),
+    ]  # fmt: skip
+    # two of each direction go on, place by place, the better percentage first
+    assert qualifiers(rows, 4) == ["N3", "E3", "E1", "N1"]
+    assert qualifiers(rows, 3) == ["N3", "E3", "E1"]
+
+
+def test_the_example_ranked_per_direction_by_vp_from_differences():
+    results = example_results()
+    scores = differences(results)
+    vp = round_vp(scores, SCHEDULE, load_tables()["points-7"])
+    assert vp == {line: SESSION[line][3] for line in ORDER}
+    rows = rank_field(ORDER, totals(scores), _directions(), vp)
+    assert [(r.line, r.rank, r.vp, r.score) for r in rows] == [
+        ("N3", 1, 46, Fraction(21, 4)), ("N1", 2, 41, Fraction(1, 4)),
+        ("N2", 3, 38, Fraction(-11, 4)), ("N4", 4, 37, Fraction(-47, 20)),
+        ("E3", 1, 46, Fraction(23, 4)), ("E1", 2, 42, Fraction(11, 4)),
+        ("E2", 3, 36, Fraction(-13, 4)), ("E4", 4, 35, Fraction(-97, 20)),
+    ]  # fmt: skip
+    assert all(r.percentage is None for r in rows)
+    # N3 and E3 both have 46 VP: the better difference (E3's +5.75) is seed 1
+    assert qualifiers(rows, 2) == ["E3", "N3"]
+
+
+def test_one_overall_ranking_and_shared_places():
+    line_totals = {
+        "a": LineTotal("a", Direction.NORTH_SOUTH, Fraction(6), 12, 2),
+        "b": LineTotal("b", Direction.EAST_WEST, Fraction(6), 12, 2),
+        "c": LineTotal("c", Direction.NORTH_SOUTH, Fraction(9), 12, 2),
+    }
+    rows = rank_field(["a", "b", "c", "d"], line_totals, None)
+    assert [(r.line, r.rank, r.shared_rank, r.direction) for r in rows] == [
+        ("c", 1, False, None), ("a", 2, True, None), ("b", 2, True, None),
+        ("d", 4, False, None),
+    ]  # fmt: skip
+    assert rows[-1].percentage == 0 and rows[-1].boards == 0
+    assert qualifiers(rows, 2) == ["c", "a"]
+
+
+@given(st.lists(st.integers(0, 48), min_size=1, max_size=12), st.integers(0, 12))
+def test_qualifiers_take_the_best_of_each_direction(scores, count):
+    lines = [f"L{i}" for i in range(len(scores))]
+    directions = {
+        line: Direction.NORTH_SOUTH if i % 2 == 0 else Direction.EAST_WEST
+        for i, line in enumerate(lines)
+    }
+    line_totals = {
+        line: LineTotal(line, directions[line], Fraction(s), 48, 8)
+        for line, s in zip(lines, scores, strict=True)
+    }
+    rows = rank_field(lines, line_totals, directions)
+    chosen = qualifiers(rows, count)
+    assert len(chosen) == min(count, len(lines)) and len(set(chosen)) == len(chosen)
+    taken = {}
+    for direction in (Direction.NORTH_SOUTH, Direction.EAST_WEST):
+        ranked = [r.line for r in rows if r.direction is direction]
+        taken[direction] = [line for line in chosen if directions[line] is direction]
+        assert taken[direction] == ranked[: len(taken[direction])]  # its top, in its order
+    if min(len(lines) // 2, len(lines) - len(lines) // 2) >= (count + 1) // 2:
+        # both directions have enough lines: they send on as many, give or take one
+        assert abs(len(taken[Direction.NORTH_SOUTH]) - len(taken[Direction.EAST_WEST])) <= 1
+
+
+SWITCHED = mitchell_movement(ORDER, 2, arrow_switch=True)
+
+
+def test_the_arrow_switch_swaps_the_seats_of_the_last_round_only():
+    assert SWITCHED[:3] == SCHEDULE[:3]
+    assert [(t.ns, t.ew, t.boards) for t in SWITCHED[3]] == [
+        ("E1", "N1", (7, 8)), ("E2", "N2", (1, 2)), ("E3", "N3", (3, 4)), ("E4", "N4", (5, 6)),
+    ]  # fmt: skip
+    assert expected_plays(SWITCHED) == expected_plays(SCHEDULE)
+    card = line_card(SWITCHED, "E1")
+    assert [row.direction for row in card] == [Direction.EAST_WEST] * 3 + [Direction.NORTH_SOUTH]
+
+
+def test_with_the_arrow_switch_board_7_compares_e1_among_the_north_south_lines():
+    # the example's points, North-South first as the tables sat: round 4 table 1 is E1-N1 3-3
+    results = []
+    for tables in SWITCHED:
+        for t in tables:
+            for board, points in zip(t.boards, PLAYED[(t.round, t.table)], strict=True):
+                if points is not None:
+                    results.append(BoardResult(board, t.table, t.ns, t.ew, *points))
+    seven = by_line(matchpoints(results), 7)
+    # North-South differences N4 +4, N3 0, N2 -3, E1 0: N4 6, N3 and E1 3 each, N2 0
+    assert seven == {
+        "N4": 6, "N3": 3, "E1": 3, "N2": 0, "E4": 0, "E2": 3, "E3": 6, "N1": 3,
+    }  # fmt: skip
+    rows = rank_field(ORDER, totals(matchpoints(results)), None)
+    assert len(rows) == 8 and {r.direction for r in rows} == {None}
+    assert [r.rank for r in rows] == sorted(r.rank for r in rows)
+
+
+@given(st.integers(3, 31), st.integers(1, 3))
+@settings(max_examples=40, deadline=None)
+def test_with_the_arrow_switch_each_line_still_meets_each_board_at_most_once(n_lines, k):
+    order = list(range(n_lines))
+    if (n_lines + 1) // 2 == 2:
+        return  # two tables play a Howell
+    movement = mitchell_movement(order, k, arrow_switch=True)
+    for line in order:
+        boards = [b for row in line_card(movement, line) for b in row.boards]
+        assert len(boards) == len(set(boards))
+    plain = mitchell_movement(order, k)
+    # the same tables meet on the same boards: only the seats of the last round differ
+    assert [[(frozenset((t.ns, t.ew)), t.boards) for t in ts] for ts in movement] == [
+        [(frozenset((t.ns, t.ew)), t.boards) for t in ts] for ts in plain
+    ]

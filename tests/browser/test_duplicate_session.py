@@ -1,9 +1,11 @@
 """A 24-pair duplicate session from the desk in headless Chromium: the organizer draws the
 boards and the movement, prints the board sheets (one per board, with its QR code), enters a
-table's two boards on the desk, and closes the stage once every table has played; only then
-does the federation export show the seed."""
+table's two boards on the desk, rules one of them not played, reads the public ranking per
+direction, a board's traveller and a line's boards, and closes the stage once every table has
+played; only then does the federation export show the seed."""
 
 import re
+from fractions import Fraction
 
 import pytest
 from django.contrib.auth.models import User
@@ -82,6 +84,39 @@ def test_a_24_pair_duplicate_session_from_the_desk(page_factory):
                 results.save_result(locked, deals((home, 1), (1, away)))
     assert duplicate.open_boards(board_set) == set(range(1, 25))
     assert export.build_document(tournament)["stages"][0]["duplicate"]["seed"] is None
+
+    # the director rules board 2 of table 1, round 1 not played, North-South at fault
+    page.goto(f"/desk/duplicato-24/match/{first.pk}/")
+    ruling = page.locator("form[action$='/board-ruling/']")
+    ruling.locator("select[name=board]").select_option("2")
+    ruling.locator("select[name=kind]").select_option("not_played")
+    ruling.locator("select[name=fault]").select_option("ns")
+    ruling.locator("input[name=note]").fill("mazzo incompleto")
+    with page.expect_navigation():
+        ruling.locator("button[type=submit]").click()
+    assert page.locator(".msg-success").first.is_visible(), page.locator("main").inner_text()
+    assert page.locator(".board-rulings strong").count() == 1
+    save_screenshot(page, "duplicate-03-ruling")
+    two = {s.line: s for s in duplicate.scores(board_set) if s.board == 2}
+    assert two[first.home_id].adjusted and two[first.home_id].score == Fraction(22 * 40, 100)
+
+    # the public pages: the ranking per direction, a board's traveller, a line's boards
+    page.goto(f"/t/duplicato-24/stage/{stage.pk}/")
+    main = page.locator("main")
+    assert main.locator("table.field").count() == 2  # North-South and East-West
+    assert main.locator("table.field tbody tr").count() == 24
+    save_screenshot(page, "duplicate-04-ranking")
+    with page.expect_navigation():
+        main.locator("p.boards a", has_text=re.compile(r"^2$")).click()
+    assert page.locator("table.traveller tbody tr").count() == 12  # every table held board 2
+    assert page.locator("table.traveller tbody tr").first.locator("abbr").count() == 1  # ruled
+    # the other 11 tables are factored to the full top, said under the table
+    assert "Neuberg" in page.locator("main").inner_text()
+    save_screenshot(page, "duplicate-05-traveller")
+    with page.expect_navigation():
+        page.locator("table.traveller tbody tr").first.locator("td a").first.click()
+    assert page.locator("table.line-boards tbody tr").count() == 24  # 12 rounds of 2 boards
+    save_screenshot(page, "duplicate-06-line-boards")
 
     page.goto("/desk/duplicato-24/")
     row = page.locator("table.desk-stages tbody tr", has_text="Smazzate ripetute")

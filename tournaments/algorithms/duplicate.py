@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Generic, TypeVar
 
+from . import duplicate_movement
 from .mitchell import Direction
 from .vp import VPTable
 
@@ -279,3 +280,133 @@ def vp_for_difference(
     margin = scaled_margin(total, boards, reference_boards or boards)
     row = table.row_for_margin(abs(margin))
     return row.vp_winner if margin >= 0 else row.vp_loser
+
+
+def round_vp(
+    scores: Iterable[LineBoardScore[L]],
+    movement: Iterable[Iterable[duplicate_movement.BoardTable[L]]],
+    table: VPTable,
+    reference_boards: int | None = None,
+) -> dict[L, int]:
+    """Each line's VP summed over the rounds it has scores in: its differences from the average
+    on the boards of a round, summed, turned into VP (`vp_for_difference`, scaled from the
+    round's boards to `reference_boards`)."""
+    by_line_board = {(s.line, s.board): s.score for s in scores}
+    vp: dict[L, int] = {}
+    for tables in movement:
+        for t in tables:
+            if not t.plays:
+                continue
+            for line in (t.ns, t.ew):
+                assert line is not None
+                held = [by_line_board[line, b] for b in t.boards if (line, b) in by_line_board]
+                if not held:
+                    continue
+                vp[line] = vp.get(line, 0) + vp_for_difference(
+                    sum(held, Fraction(0)), table, len(t.boards), reference_boards
+                )
+    return vp
+
+
+@dataclass(frozen=True)
+class FieldRow(Generic[L]):
+    """A line's place in its ranking against the field. `direction`: the ranking it is in
+    (None: one overall ranking); `score`: matchpoints summed out of `top`, or its differences
+    from the average summed; `vp`: with the difference method, the VP of its rounds."""
+
+    line: L
+    rank: int
+    direction: Direction | None
+    score: Fraction
+    top: int
+    boards: int
+    vp: int | None = None
+    shared_rank: bool = False
+
+    @property
+    def percentage(self) -> Fraction | None:
+        """Matchpoints as a percentage of the tops (None with the difference method)."""
+        if self.vp is not None:
+            return None
+        return Fraction(100) * self.score / self.top if self.top else Fraction(0)
+
+    def key(self) -> tuple[Fraction, ...]:
+        """What ranks the line, higher first: VP then the differences, or the percentage."""
+        if self.vp is not None:
+            return (Fraction(self.vp), self.score)
+        assert self.percentage is not None
+        return (self.percentage,)
+
+
+def rank_field(
+    lines: Sequence[L],
+    line_totals: Mapping[L, LineTotal[L]],
+    directions: Mapping[L, Direction] | None,
+    vp: Mapping[L, int] | None = None,
+) -> list[FieldRow[L]]:
+    """The lines ranked against the field: one ranking per direction (`directions` says each
+    line's; North-South first), or one overall when `directions` is None. By the percentage of
+    matchpoints, or, when `vp` is given (the difference method), by VP then by the differences
+    summed. Lines equal on that share a rank (listed in the order of `lines`); a line without a
+    score yet ranks with 0."""
+    rankings: dict[Direction | None, list[L]] = {}
+    for line in lines:
+        direction = directions[line] if directions is not None else None
+        rankings.setdefault(direction, []).append(line)
+    order = [Direction.NORTH_SOUTH, Direction.EAST_WEST, None]
+    rows: list[FieldRow[L]] = []
+    for direction in sorted(rankings, key=order.index):
+        unranked = []
+        for line in rankings[direction]:
+            total = line_totals.get(line)
+            unranked.append(
+                FieldRow(
+                    line,
+                    0,
+                    direction,
+                    total.score if total else Fraction(0),
+                    total.top if total else 0,
+                    total.boards if total else 0,
+                    None if vp is None else vp.get(line, 0),
+                )
+            )
+        unranked.sort(key=FieldRow.key, reverse=True)  # stable: ties keep the order of `lines`
+        for row in unranked:
+            first = next(i for i, other in enumerate(unranked) if other.key() == row.key())
+            tied = sum(1 for other in unranked if other.key() == row.key()) > 1
+            rows.append(
+                FieldRow(
+                    row.line,
+                    first + 1,
+                    direction,
+                    row.score,
+                    row.top,
+                    row.boards,
+                    row.vp,
+                    shared_rank=tied,
+                )
+            )
+    return rows
+
+
+def qualifiers(rows: Sequence[FieldRow[L]], count: int) -> list[L]:
+    """The `count` lines a ranking against the field sends on, best seed first. One ranking:
+    its top `count`. One per direction: place by place, the two directions' lines of that place
+    (the better score first, North-South on equal scores), so the top count/2 of each direction
+    go on (an odd last seat goes to the better of the next place) and the two winners are seeds
+    1 and 2."""
+    if count < 0:
+        raise ValueError("a negative number of qualifiers")
+    rankings: dict[Direction | None, list[FieldRow[L]]] = {}
+    for row in rows:
+        rankings.setdefault(row.direction, []).append(row)
+    if len(rankings) <= 1:
+        return [row.line for row in rows[:count]]
+    ns = rankings.get(Direction.NORTH_SOUTH, [])
+    ew = rankings.get(Direction.EAST_WEST, [])
+    chosen: list[L] = []
+    for place in range(max(len(ns), len(ew))):
+        pair = [r[place] for r in (ns, ew) if place < len(r)]
+        pair.sort(key=FieldRow.key, reverse=True)
+        chosen.extend(row.line for row in pair)
+    return chosen[:count]

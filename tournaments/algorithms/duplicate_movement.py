@@ -68,9 +68,16 @@ def skips(n_tables: int, round_number: int) -> int:
 
 
 def mitchell_movement(
-    order: Sequence[L], boards_per_round: int, *, rounds: int | None = None
+    order: Sequence[L],
+    boards_per_round: int,
+    *,
+    rounds: int | None = None,
+    arrow_switch: bool = False,
 ) -> list[list[BoardTable[L]]]:
-    """Every round of a Mitchell that carries boards (see the module docstring)."""
+    """Every round of a Mitchell that carries boards (see the module docstring). With
+    `arrow_switch` the lines of each table change seats in the last round (the East-West line
+    sits North-South and holds those cards), as bridge's arrow switch does: every line has then
+    held cards of both directions, and one ranking of all the lines compares them."""
     if len(set(order)) != len(order):
         raise ValueError("a line appears twice in the start order")
     if len(order) < 2:
@@ -91,18 +98,15 @@ def mitchell_movement(
         for index in range(1, len(order), 2):
             start = index // 2 + 1
             ew_at[(start - 1 + r - 1 + skips(n, r)) % n + 1] = order[index]
-        schedule.append(
-            [
-                BoardTable(
-                    r,
-                    table,
-                    ns_at[table],
-                    ew_at.get(table),
-                    set_boards((table - 1 + r - 1) % n + 1, boards_per_round),
-                )
-                for table in range(1, n + 1)
-            ]
-        )
+        switched = arrow_switch and r == rounds
+        tables = []
+        for table in range(1, n + 1):
+            ns, ew = ns_at[table], ew_at.get(table)
+            if switched and ew is not None:
+                ns, ew = ew, ns
+            boards = set_boards((table - 1 + r - 1) % n + 1, boards_per_round)
+            tables.append(BoardTable(r, table, ns, ew, boards))
+        schedule.append(tables)
     return schedule
 
 
@@ -137,6 +141,15 @@ def howell_movement(order: Sequence[L], boards_per_round: int) -> list[list[Boar
             tables.append(BoardTable(r + 1, number, ns, ew, boards))
         schedule.append(tables)
     return schedule
+
+
+def mitchell_directions(order: Sequence[L]) -> dict[L, Direction]:
+    """Each line's direction in a Mitchell: the 1st, 3rd, ... of the start order sit
+    North-South and stay, the 2nd, 4th, ... East-West."""
+    return {
+        line: Direction.NORTH_SOUTH if index % 2 == 0 else Direction.EAST_WEST
+        for index, line in enumerate(order)
+    }
 
 
 @dataclass(frozen=True)

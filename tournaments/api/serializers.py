@@ -381,6 +381,13 @@ class MatchSerializer(serializers.ModelSerializer):
         ]
 
 
+class TwoPlacesField(serializers.FloatField):
+    """A score against the field (an exact fraction) to two decimals."""
+
+    def to_representation(self, value):
+        return standings_columns.plain(value)
+
+
 class StandingRowSerializer(serializers.Serializer):
     """A standings row: rank, line, the totals of ``standings_columns`` in their order, then the
     tournament's tie-break values."""
@@ -394,7 +401,13 @@ class StandingRowSerializer(serializers.Serializer):
         fields = super().get_fields()
         tiebreaks = fields.pop("tiebreaks")
         for column in standings_columns.COLUMNS:
-            fields[column.key] = serializers.IntegerField(help_text=str(column.label))
+            help_text = str(column.label)
+            if column.kind == "text":
+                fields[column.key] = serializers.CharField(help_text=help_text)
+            elif column.kind == "decimal":
+                fields[column.key] = TwoPlacesField(help_text=help_text, allow_null=True)
+            else:
+                fields[column.key] = serializers.IntegerField(help_text=help_text)
         fields["tiebreaks"] = tiebreaks
         return fields
 

@@ -28,8 +28,10 @@ import scopa
 from scopa.boards import Board, board_errors
 from scopa.errors import PlayError
 from tournaments.algorithms import duplicate, duplicate_movement
-from tournaments.exceptions import ScheduleError
+from tournaments.algorithms.mitchell import Direction
+from tournaments.exceptions import BoardRulingError, ScheduleError, TournamentError
 from tournaments.models import (
+    BoardAdjustment,
     BoardSet,
     EndRule,
     Group,
@@ -53,7 +55,14 @@ def _movement(
     order = [int(line_id) for line_id in board_set.start_order]
     if board_set.movement == BoardSet.Movement.HOWELL:
         return duplicate_movement.howell_movement(order, board_set.boards_per_round)
-    return duplicate_movement.mitchell_movement(order, board_set.boards_per_round)
+    return duplicate_movement.mitchell_movement(
+        order, board_set.boards_per_round, arrow_switch=board_set.arrow_switch
+    )
+
+
+def movement_of(board_set: BoardSet) -> list[list[duplicate_movement.BoardTable[int]]]:
+    """Every round of the stage's movement, worked out again from the start order."""
+    return _movement(board_set)
 
 
 @transaction.atomic
@@ -63,6 +72,7 @@ def draw_duplicate(
     movement: str = BoardSet.Movement.MITCHELL,
     scoring: str = BoardSet.Scoring.MATCHPOINTS,
     seed: str | None = None,
+    arrow_switch: bool = False,
     user: Any = None,
     replace: bool = False,
 ) -> BoardSet:
@@ -79,6 +89,15 @@ def draw_duplicate(
             _(
                 "A duplicate stage plays a fixed number of boards a round: set the tournament's "
                 "matches to end after a number of deals."
+            )
+        )
+    if scoring == BoardSet.Scoring.DIFFERENCE and (
+        tournament.vp_table is None or tournament.vp_table.kind != "margin"
+    ):
+        raise ScheduleError(
+            _(
+                "The difference from the average is turned into VP by a table of margins: "
+                "choose one for the tournament, or score by matchpoints."
             )
         )
     lines = schedule.seeded_lines(tournament)
@@ -99,6 +118,7 @@ def draw_duplicate(
         scoring=scoring,
         boards_per_round=per_round,
         start_order=[line.pk for line in lines],
+        arrow_switch=arrow_switch and movement == BoardSet.Movement.MITCHELL,
     )
     rounds = _movement(board_set)
     n_boards = max(b for tables in rounds for t in tables for b in t.boards)
@@ -194,16 +214,29 @@ def board_results(board_set: BoardSet) -> list[duplicate.BoardResult[int]]:
         Match.objects.filter(round__stage=stage, away__isnull=False).select_related("round")
     )
     deals = deals_in_force([m.pk for m in matches])
+    rulings = {
+        (a.match_id, a.board): duplicate.Fault(a.fault)
+        for a in BoardAdjustment.objects.filter(match__in=[m.pk for m in matches])
+    }
     results = []
     for match in matches:
         boards = by_table.get((match.round.number, match.table_number or 0), ())
+        assert match.home_id is not None and match.away_id is not None
+        table = match.table_number or 0
         for board, deal in zip(boards, deals.get(match.pk, []), strict=False):
-            home, away = deal.points
-            assert match.home_id is not None and match.away_id is not None
-            results.append(
-                duplicate.BoardResult(
-                    board, match.table_number or 0, match.home_id, match.away_id, home, away
+            fault = rulings.get((match.pk, board))
+            if fault is not None:
+                # the director's ruling replaces the deal stored for the board
+                adjusted = duplicate.adjusted_percentages(fault)
+                results.append(
+                    duplicate.BoardResult(
+                        board, table, match.home_id, match.away_id, adjusted=adjusted
+                    )
                 )
+                continue
+            home, away = deal.points
+            results.append(
+                duplicate.BoardResult(board, table, match.home_id, match.away_id, home, away)
             )
     return results
 
@@ -258,6 +291,122 @@ def scores(
     return duplicate.matchpoints(results, expected)
 
 
+def _vp_table(board_set: BoardSet) -> tuple[Any, int | None]:
+    """The tournament's VP table for the difference method, and the number of deals it was made
+    for when the round's boards fall outside its range (None: read as it is)."""
+    from tournaments.services.vp import vp_table_from_model
+
+    model = board_set.stage.tournament.vp_table
+    table = vp_table_from_model(model)
+    low, high = model.deals_min, model.deals_max
+    boards = board_set.boards_per_round
+    if (low is None or low <= boards) and (high is None or boards <= high):
+        return table, None
+    return table, high or low
+
+
+def directions_of(board_set: BoardSet) -> dict[int, Direction] | None:
+    """Each line's direction when the stage ranks one field per direction (a Mitchell), None
+    when it ranks one overall (a Howell, or a Mitchell with the arrow switch: every line has
+    held cards of both directions)."""
+    if board_set.movement != BoardSet.Movement.MITCHELL or board_set.arrow_switch:
+        return None
+    return duplicate_movement.mitchell_directions([int(i) for i in board_set.start_order])
+
+
+def field_ranking(
+    board_set: BoardSet,
+    results: Sequence[duplicate.BoardResult[int]] | None = None,
+    *,
+    penalties: Mapping[int, int] | None = None,
+) -> list[duplicate.FieldRow[int]]:
+    """The stage's lines ranked against the field (`duplicate.rank_field`): by the percentage of
+    matchpoints, or by the VP of their differences from the average on the tournament's VP table
+    (net of the VP `penalties` took off), per direction in a Mitchell, overall in a Howell."""
+    results = board_results(board_set) if results is None else results
+    board_scores = scores(board_set, results)
+    vp = None
+    if board_set.scoring == BoardSet.Scoring.DIFFERENCE:
+        try:
+            table, reference = _vp_table(board_set)
+            vp = duplicate.round_vp(board_scores, _movement(board_set), table, reference)
+        except (TournamentError, ValueError) as error:
+            # a table the organizer left broken (or a win/draw/loss one): the ranking falls back
+            # to the differences alone rather than failing every page that shows it
+            logger.warning("stage %s: no VP for the differences: %s", board_set.stage_id, error)
+            vp = {}
+    if vp is not None and penalties:
+        vp = {line: vp.get(line, 0) - penalties.get(line, 0) for line in set(vp) | set(penalties)}
+    order = [int(i) for i in board_set.start_order]
+    return duplicate.rank_field(order, duplicate.totals(board_scores), directions_of(board_set), vp)
+
+
+def qualifying_lines(board_set: BoardSet, count: int, leave_out: set[int]) -> list[int]:
+    """The ids of the `count` lines the stage sends on (`duplicate.qualifiers`: each
+    direction's top place by place in a Mitchell), lines in `leave_out` (withdrawn) skipped."""
+    rows = [row for row in field_ranking(board_set) if row.line not in leave_out]
+    chosen = duplicate.qualifiers(rows, count)
+    if len(chosen) < count:
+        raise ScheduleError(
+            _("“%(stage)s” has fewer than %(n)d lines to send on.")
+            % {"stage": board_set.stage.name, "n": count}
+        )
+    return chosen
+
+
+@transaction.atomic
+def rule_board(
+    match: Match,
+    board: int,
+    *,
+    kind: str,
+    fault: str,
+    note: str = "",
+    user: Any = None,
+) -> BoardAdjustment:
+    """Record the director's ruling on `board` at `match`'s table: it scores the adjusted
+    percentages by `fault` instead of the deal stored for it (a ruling again replaces the
+    earlier one). Logged like every desk decision."""
+    if board not in board_numbers_of_match(match):
+        raise BoardRulingError(
+            _("Board %(board)d is not played at this table in this round.") % {"board": board}
+        )
+    if kind not in BoardAdjustment.Kind.values or fault not in BoardAdjustment.Fault.values:
+        raise BoardRulingError(_("Choose what happened and who was at fault from the list."))
+    ruling, created = BoardAdjustment.objects.update_or_create(
+        match=match,
+        board=board,
+        defaults={"kind": kind, "fault": fault, "note": note[:200], "created_by": user},
+    )
+    changelog.record(
+        match.round.stage.tournament,
+        "board.ruled",
+        match=match,
+        user=user,
+        board=board,
+        kind=str(kind),
+        fault=str(fault),
+        note=note[:200],
+        replaced=not created,
+    )
+    return ruling
+
+
+@transaction.atomic
+def clear_ruling(match: Match, board: int, *, user: Any = None) -> bool:
+    """Withdraw the ruling on `board` at `match`'s table: the deal stored counts again."""
+    deleted, _rows = BoardAdjustment.objects.filter(match=match, board=board).delete()
+    if deleted:
+        changelog.record(
+            match.round.stage.tournament,
+            "board.ruling_cleared",
+            match=match,
+            user=user,
+            board=board,
+        )
+    return bool(deleted)
+
+
 def traveller(board_set: BoardSet, number: int) -> list[duplicate.BoardResult[int]] | None:
     """A board's results at every table, or None while the board is still secret."""
     if not board_is_open(board_set, number):
@@ -273,6 +422,7 @@ def export_doc(board_set: BoardSet, line_ref: Callable[[int], str | None]) -> di
         "movement": board_set.movement,
         "scoring": board_set.scoring,
         "boards_per_round": board_set.boards_per_round,
+        "arrow_switch": board_set.arrow_switch,
         "start_order": [line_ref(int(line_id)) for line_id in board_set.start_order],
         "seed": board_set.seed if seed_is_open(board_set) else None,
         "boards": [
@@ -326,11 +476,14 @@ def import_board_set(
             boards_per_round=int(data["boards_per_round"]),
             boards=[board.as_dict() for board in boards],
             start_order=order,
+            arrow_switch=bool(data.get("arrow_switch", False)),
         )
-        board_set.full_clean(exclude=["stage"])
+        # a file exported before the stage closed keeps its seed secret: the boards stand alone
+        board_set.full_clean(exclude=["stage"] if seed is not None else ["stage", "seed"])
     except (KeyError, TypeError, ValueError, scopa.BoardError, ValidationError) as exc:
         if isinstance(exc, BoardSetImportError):
             raise
+        logger.warning("stage %s: board set not read: %r", stage.pk, exc)
         raise BoardSetImportError(
             _("The boards of “%(stage)s” cannot be read.") % {"stage": stage.name}
         ) from exc

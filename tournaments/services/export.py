@@ -21,6 +21,7 @@ from django.utils import timezone
 from tournaments import standings_columns
 from tournaments.algorithms.prizes import PrizeSpec, RankedLine, allocate, handing_order
 from tournaments.models import (
+    BoardAdjustment,
     BoardSet,
     ChangeLog,
     Entry,
@@ -113,6 +114,9 @@ def build_document(tournament: Tournament) -> dict:
     penalties: defaultdict[int, list[Penalty]] = defaultdict(list)
     for penalty in Penalty.objects.filter(match_id__in=match_ids).order_by("id"):
         penalties[penalty.match_id].append(penalty)
+    rulings: defaultdict[int, list[BoardAdjustment]] = defaultdict(list)
+    for ruling in BoardAdjustment.objects.filter(match_id__in=match_ids).order_by("board"):
+        rulings[ruling.match_id].append(ruling)
     for r in MatchResult.objects.filter(match_id__in=match_ids):
         results[r.match_id][r.line_id] = r
 
@@ -202,6 +206,17 @@ def build_document(tournament: Tournament) -> dict:
                 }
                 for p in penalties.get(m.id, [])
             ],
+            # a duplicate match's boards ruled by the director (absent elsewhere)
+            **(
+                {
+                    "board_rulings": [
+                        {"board": a.board, "kind": a.kind, "fault": a.fault, "note": a.note}
+                        for a in rulings[m.id]
+                    ]
+                }
+                if rulings.get(m.id)
+                else {}
+            ),
         }
 
     stage_docs = []
@@ -210,7 +225,8 @@ def build_document(tournament: Tournament) -> dict:
         stage_groups = [g for g in groups if g.stage_id == stage.id]
         standings = (
             _standings(stage)
-            if stage.kind == Stage.Kind.ROUND_ROBIN or stage.is_paired_by_round
+            if stage.kind in (Stage.Kind.ROUND_ROBIN, Stage.Kind.DUPLICATE)
+            or stage.is_paired_by_round
             else {}
         )
         stage_docs.append(

@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy
 
 from tournaments.exceptions import ResultError
 from tournaments.models import (
+    BoardAdjustment,
     ChangeLog,
     Entry,
     Group,
@@ -529,6 +530,18 @@ def _import(doc: dict, slug: str | None) -> Tournament:
         )
         for match, m in links
         for p in m.get("penalties") or []
+    )
+    # a duplicate board's rulings: they replace the board's deal in the scores against the field
+    _create_all(
+        BoardAdjustment(
+            match=match,
+            board=int(a["board"]),
+            kind=a["kind"],
+            fault=a["fault"],
+            note=a.get("note", ""),
+        )
+        for match, m in links
+        for a in m.get("board_rulings") or []
     )
     Stage.objects.filter(pk__in=closed).update(status=Stage.Status.CLOSED)
     _check_reproduced(links, lines)

@@ -180,7 +180,7 @@ def qualifier_drift(stage) -> QualifierDrift | None:
     ``None`` when they agree, when nothing was seeded, when a group is not complete enough to
     rank, or when the organizer already chose to keep the bracket for these same standings.
     """
-    if stage.kind != Stage.Kind.ROUND_ROBIN:
+    if stage.kind not in (Stage.Kind.ROUND_ROBIN, Stage.Kind.DUPLICATE):
         return None
     following = next_stage(stage)
     if following is None or following.kind != Stage.Kind.KNOCKOUT:
@@ -195,7 +195,11 @@ def qualifier_drift(stage) -> QualifierDrift | None:
     if not first_round or not n_groups or len(seeded) % n_groups:
         return None
     try:
-        expected_lines = qualification.crossed_seeds(stage, len(seeded) // n_groups)
+        if stage.kind == Stage.Kind.DUPLICATE:
+            # the ranking against the field, each direction place by place
+            expected_lines = qualification.duplicate_seeds(stage, len(seeded))
+        else:
+            expected_lines = qualification.crossed_seeds(stage, len(seeded) // n_groups)
     except TournamentError:
         return None
     expected_ids = [line.pk for line in expected_lines]

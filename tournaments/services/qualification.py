@@ -18,13 +18,32 @@ from tournaments.services.standings import stage_standings
 logger = logging.getLogger(__name__)
 
 
-def crossed_seeds(stage, per_group):
-    """Seeds for the next stage: the top ``per_group`` of each group, crossed (A1 v B2 …)."""
-    withdrawn = set(
+def _withdrawn(stage):
+    return set(
         Entry.objects.filter(tournament=stage.tournament, withdrawn=True).values_list(
             "line_id", flat=True
         )
     )
+
+
+def duplicate_seeds(stage, count):
+    """Seeds from a duplicate stage's ranking against the field: in a Mitchell each direction's
+    top lines place by place (the North-South and East-West winners seeds 1 and 2), in a Howell
+    the top ``count`` (``services.duplicate.qualifying_lines``)."""
+    from tournaments.models import BoardSet, Line
+    from tournaments.services import duplicate
+
+    board_set = BoardSet.objects.filter(stage=stage).select_related("stage__tournament").first()
+    if board_set is None:
+        raise ScheduleError(_("Draw the boards of “%(stage)s” first.") % {"stage": stage.name})
+    ids = duplicate.qualifying_lines(board_set, count, _withdrawn(stage))
+    lines = Line.objects.in_bulk(ids)
+    return [lines[line_id] for line_id in ids]
+
+
+def crossed_seeds(stage, per_group):
+    """Seeds for the next stage: the top ``per_group`` of each group, crossed (A1 v B2 …)."""
+    withdrawn = _withdrawn(stage)
     rankings = []
     for group, rows in stage_standings(stage):
         # a line withdrawn before the next stage starts is left out of its draw

@@ -380,6 +380,8 @@ def close_stage(stage, *, user=None, per_group=2, third_place=None):
                 seed_ids = open_seeds(stage, count)
                 by_id = Line.objects.in_bulk(seed_ids)
                 seeds = [by_id[line_id] for line_id in seed_ids]
+            elif stage.kind == Stage.Kind.DUPLICATE:
+                seeds = qualification.duplicate_seeds(stage, stage.advance_count or per_group)
             elif stage.kind != Stage.Kind.ROUND_ROBIN:
                 raise ScheduleError(_("Only round-robin groups seed a following bracket."))
             else:

@@ -314,6 +314,12 @@ def _names(stages: list[Stage]) -> str:
 
 def ranking_sentence(stage: Stage, stages: list[Stage]) -> str:
     """Which ranking a stage's standings show, in words."""
+    if stage.kind == Stage.Kind.DUPLICATE:
+        return _(
+            "Ranking against the field: on each board a line is compared with the lines of its "
+            "direction that held the same cards; in a Mitchell one ranking per direction, "
+            "unless the arrow switch makes one overall."
+        )
     if stage.kind not in PAIRED_BY_ROUND:
         return _("Standings of this stage only, group by group.")
     counted = counted_stages(stage, stages)
@@ -349,6 +355,16 @@ def qualification_sentence(stage: Stage, stages: list[Stage]) -> str:
                 "next": nxt.name
             }
         return _("Every line goes on to “%(next)s”.") % {"next": nxt.name}
+    if stage.kind == Stage.Kind.DUPLICATE:
+        if stage.advance_count:
+            return _(
+                "The top %(n)d against the field seed “%(next)s”: in a Mitchell each direction's "
+                "lines place by place, so the North-South and East-West winners are seeds 1 and 2."
+            ) % {"n": stage.advance_count, "next": nxt.name}
+        return _(
+            "The top lines against the field seed “%(next)s” (how many is asked when the stage is "
+            "closed): in a Mitchell each direction's lines place by place."
+        ) % {"next": nxt.name}
     if stage.kind == Stage.Kind.ROUND_ROBIN:
         return _(
             "The top lines of each group (chosen when the stage is closed) are crossed into "

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from django.db.models import OuterRef, Subquery, Sum
@@ -49,6 +50,10 @@ class StandingRow(algo.StandingRow[int]):
 
     line: Line = field(kw_only=True)
     position: int | None = field(default=None, kw_only=True)
+    # a duplicate stage's score against the field (standings_columns; empty elsewhere)
+    direction: str = field(default="", kw_only=True)
+    field_score: Fraction | None = field(default=None, kw_only=True)
+    field_percentage: Fraction | None = field(default=None, kw_only=True)
 
     @classmethod
     def of(cls, ranked: algo.StandingRow[int], line: Line, position: int | None) -> StandingRow:
@@ -194,9 +199,41 @@ def _tables_for(
             penalties=penalties[group.pk],
         )
         rows = [StandingRow.of(row, lines[row.line_id], positions[row.line_id]) for row in ranked]
+        if group.stage.kind == Stage.Kind.DUPLICATE:
+            rows = _against_the_field(group.stage, rows)
         grid = algo.head_to_head_grid(line_ids, played)
         tables.append(GroupTable(group, rows, grid, [str(tb) for tb in tiebreaks]))
     return tables
+
+
+def _against_the_field(stage: Stage, rows: list[StandingRow]) -> list[StandingRow]:
+    """A duplicate stage's rows in the order of its ranking against the field (one per
+    direction in a Mitchell): the matches' totals stay, the rank is the field's, and with the
+    difference method the VP are those of the differences (net of penalties, as ranked)."""
+    from tournaments.models import BoardSet
+    from tournaments.services import duplicate
+
+    board_set = BoardSet.objects.filter(stage=stage).select_related("stage__tournament").first()
+    if board_set is None:
+        return rows
+    by_line = {row.line.pk: row for row in rows}
+    ranked = []
+    penalties = {row.line.pk: row.penalty for row in rows if row.penalty}
+    for place in duplicate.field_ranking(board_set, penalties=penalties):
+        row = by_line.get(place.line)
+        if row is None:
+            continue
+        changes: dict[str, Any] = {
+            "rank": place.rank,
+            "shared_rank": place.shared_rank,
+            "direction": place.direction.value if place.direction is not None else "",
+            "field_score": place.score,
+            "field_percentage": place.percentage,
+        }
+        if place.vp is not None:
+            changes["vp"] = place.vp
+        ranked.append(replace(row, **changes))
+    return ranked
 
 
 def _tournament_of(group: Group) -> Tournament:
