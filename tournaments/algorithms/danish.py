@@ -15,6 +15,14 @@ each line has had; output is the next round's pairs and bye. The steps, cheapest
 4. Only when no pairing of the whole table avoids every rematch are rematches allowed, as few
    as possible.
 
+Clubs kept apart and forbidden pairings: a pair the organizer forbids is never made (no step
+uses it; when no pairing of the round avoids every forbidden pair, :class:`NoLegalPairing`).
+With ``clubs`` given, steps 2 and 3 treat two lines of one club like two lines that have met;
+only when no pairing of the whole table avoids both is the whole table paired by one matching
+whose weights put, in this order, the fewest rematches, then the fewest club-mates meeting, then
+the smallest moves in the standing order (so club-mates meet only when no other pairing without
+rematches exists, and then as few as possible).
+
 Cost: step 2 is O(n·k) for k earlier rounds; step 3 works on a window of ranks around each
 line, so a 500-line open pairs in milliseconds unless the bottom is crowded with rematches.
 """
@@ -38,6 +46,11 @@ class RoundPairing(Generic[L]):
     pairs: list[tuple[L, L]]
     bye: L | None
     rematches: int
+    club_meetings: int = 0
+
+
+class NoLegalPairing(ValueError):
+    """Every pairing of the round makes a pair the organizer forbids."""
 
 
 def _met_set(met: Collection[tuple[L, L]] | Collection[frozenset[L]]) -> set[frozenset[L]]:
@@ -54,7 +67,8 @@ def choose_bye(order: Sequence[L], byes: Mapping[L, int]) -> L:
 
 
 def _greedy(order: Sequence[L], met: set[frozenset[L]]) -> tuple[list[tuple[L, L]], list[L]]:
-    """Top-down: each line meets the next unpaired line it has not met; the leftovers."""
+    """Top-down: each line meets the next unpaired line it has not met; the leftovers.
+    (``met`` here holds every pair to avoid: met, forbidden, club-mates.)"""
     unpaired = list(order)
     pairs: list[tuple[L, L]] = []
     while len(unpaired) >= 2:
@@ -96,10 +110,65 @@ def _matching(
     return [(lines[i], lines[j]) for i, j in sorted((min(a, b), max(a, b)) for a, b in matching)]
 
 
-def _pair_even(order: Sequence[L], met: set[frozenset[L]]) -> tuple[list[tuple[L, L]], int]:
-    pairs, leftover = _greedy(order, met)
+def _club_pairs(order: Sequence[L], clubs: Mapping[L, str]) -> set[frozenset[L]]:
+    """Every pair of club-mates among ``order``."""
+    by_club: dict[str, list[L]] = {}
+    for line in order:
+        club = clubs.get(line, "")
+        if club:
+            by_club.setdefault(club, []).append(line)
+    return {
+        frozenset((a, b))
+        for mates in by_club.values()
+        for i, a in enumerate(mates)
+        for b in mates[i + 1 :]
+    }
+
+
+def _lexicographic(
+    lines: Sequence[L],
+    met: set[frozenset[L]],
+    forbidden: set[frozenset[L]],
+    club_pairs: set[frozenset[L]],
+) -> list[tuple[L, L]] | None:
+    """A perfect matching of the whole table without a forbidden pair: the fewest rematches,
+    then the fewest club-mates meeting, then the smallest squared moves; ``None`` if none."""
+    count = len(lines)
+    base = (count - 1) ** 2 + 1
+    club_weight = base * (count + 1)
+    fresh_weight = (club_weight + base) * (count + 1)
+    graph: nx.Graph[int] = nx.Graph()
+    graph.add_nodes_from(range(count))
+    for i in range(count):
+        for j in range(i + 1, count):
+            pair = frozenset((lines[i], lines[j]))
+            if pair in forbidden:
+                continue
+            weight = base - (j - i) ** 2
+            if pair not in met:
+                weight += fresh_weight
+            if pair not in club_pairs:
+                weight += club_weight
+            graph.add_edge(i, j, weight=weight)
+    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    if 2 * len(matching) != count:
+        return None
+    return [(lines[i], lines[j]) for i, j in sorted((min(a, b), max(a, b)) for a, b in matching)]
+
+
+def _pair_even(
+    order: Sequence[L],
+    met: set[frozenset[L]],
+    forbidden: set[frozenset[L]] | None = None,
+    club_pairs: set[frozenset[L]] | None = None,
+) -> tuple[list[tuple[L, L]], int, int]:
+    """The pairs, the rematches among them and the club-mates meeting among them."""
+    forbidden = forbidden or set()
+    club_pairs = club_pairs or set()
+    avoid = met | forbidden | club_pairs if forbidden or club_pairs else met
+    pairs, leftover = _greedy(order, avoid)
     if not leftover:
-        return pairs, 0
+        return pairs, 0, 0
     kept = len(pairs)
     step = max(1, len(leftover))
     while True:
@@ -109,30 +178,46 @@ def _pair_even(order: Sequence[L], met: set[frozenset[L]]) -> tuple[list[tuple[L
         tail = [line for line in order if line not in in_head]
         window = min(len(tail) - 1, max(8, 2 * step + 4))
         while True:
-            tail_pairs = _matching(tail, met, window, allow_rematch=False)
+            tail_pairs = _matching(tail, avoid, window, allow_rematch=False)
             if tail_pairs is not None:
-                return head + tail_pairs, 0
+                return head + tail_pairs, 0, 0
             if window >= len(tail) - 1:
                 break
             window = min(len(tail) - 1, window * 2)
         if kept == 0:
             break
         step *= 2
-    forced = _matching(order, met, len(order) - 1, allow_rematch=True)
-    assert forced is not None  # a complete graph on an even number of nodes
+    if not forbidden and not club_pairs:
+        forced = _matching(order, met, len(order) - 1, allow_rematch=True)
+        assert forced is not None  # a complete graph on an even number of nodes
+    else:
+        found = _lexicographic(order, met, forbidden, club_pairs)
+        if found is None:
+            raise NoLegalPairing("every pairing of the round makes a forbidden pair")
+        forced = found
     rematches = sum(1 for pair in forced if frozenset(pair) in met)
-    return forced, rematches
+    meetings = sum(1 for pair in forced if frozenset(pair) in club_pairs)
+    return forced, rematches, meetings
 
 
 def pair_danish(
     order: Sequence[L],
     met: Collection[tuple[L, L]] | Collection[frozenset[L]] = (),
     byes: Mapping[L, int] | None = None,
+    *,
+    clubs: Mapping[L, str] | None = None,
+    forbidden: Collection[tuple[L, L]] | Collection[frozenset[L]] = (),
 ) -> RoundPairing[L]:
-    """Pair the next Danish round from the standing order (best first)."""
+    """Pair the next Danish round from the standing order (best first).
+
+    ``clubs`` (a club key per line; empty or missing: none) keeps club-mates apart unless no
+    other pairing without rematches exists; ``forbidden`` pairs never meet (raises
+    :class:`NoLegalPairing` when every pairing of the round would make one)."""
     if len(set(order)) != len(order):
         raise ValueError("a line appears twice in the standing order")
     met_pairs = _met_set(met)
+    forbidden_pairs = _met_set(forbidden)
+    club_pairs = _club_pairs(order, clubs or {})
     byes = byes or {}
     if len(order) < 2:
         return RoundPairing(pairs=[], bye=order[0] if order else None, rematches=0)
@@ -141,22 +226,42 @@ def pair_danish(
     if len(order) % 2:
         bye = choose_bye(order, byes)
         playing.remove(bye)
-    pairs, rematches = _pair_even(playing, met_pairs)
-    if rematches and bye is not None:
-        # another line without a bye may leave a table that pairs without rematches
+    found: tuple[list[tuple[L, L]], int, int] | None
+    try:
+        found = _pair_even(playing, met_pairs, forbidden_pairs, club_pairs)
+    except NoLegalPairing:
+        if bye is None:
+            raise
+        found = None
+    if bye is not None and (found is None or found[1] or found[2]):
+        # another line without a bye may leave a table that pairs without rematches (or
+        # forbidden pairs, or club-mates meeting)
         fewest = byes.get(bye, 0)
         for candidate in reversed(order):
             if candidate == bye or byes.get(candidate, 0) != fewest:
                 continue
             others = [line for line in order if line != candidate]
-            other_pairs, other_rematches = _pair_even(others, met_pairs)
-            if other_rematches < rematches:
-                pairs, rematches, bye = other_pairs, other_rematches, candidate
-                if not rematches:
+            try:
+                other = _pair_even(others, met_pairs, forbidden_pairs, club_pairs)
+            except NoLegalPairing:
+                continue
+            if found is None or other[1:] < found[1:]:
+                found, bye = other, candidate
+                if not found[1] and not found[2]:
                     break
-    return RoundPairing(pairs=pairs, bye=bye, rematches=rematches)
+        if found is None:
+            raise NoLegalPairing("every pairing of the round makes a forbidden pair")
+    assert found is not None
+    pairs, rematches, meetings = found
+    return RoundPairing(pairs=pairs, bye=bye, rematches=rematches, club_meetings=meetings)
 
 
-def first_round(order: Sequence[L]) -> RoundPairing[L]:
-    """Round 1 in the given order (seed, or a drawn order): 1–2, 3–4, …; a bye to the last."""
-    return pair_danish(order)
+def first_round(
+    order: Sequence[L],
+    *,
+    clubs: Mapping[L, str] | None = None,
+    forbidden: Collection[tuple[L, L]] | Collection[frozenset[L]] = (),
+) -> RoundPairing[L]:
+    """Round 1 in the given order (seed, or a drawn order): 1–2, 3–4, …; a bye to the last
+    (club-mates and forbidden pairs apart as in :func:`pair_danish`)."""
+    return pair_danish(order, clubs=clubs, forbidden=forbidden)
