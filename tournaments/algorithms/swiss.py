@@ -56,9 +56,9 @@ class ForbiddenInRound(NoLegalRound):
 def _apart_in_round_one(
     pairs: list[tuple[int, int]], forbidden: set[frozenset[int]]
 ) -> list[tuple[int, int]]:
-    """Round 1 of the Dutch system is the plain top-half-against-bottom-half split, which the
-    engine makes without reading earlier meetings; a forbidden pair in it swaps its away line
-    with the nearest table's (the transposition an arbiter makes by hand)."""
+    """The first round, which the engine pairs without a history to read: a forbidden pair in
+    it swaps its away line with the nearest table's (the transposition an arbiter makes by
+    hand)."""
     pairs = list(pairs)
     for index in range(len(pairs)):
         if frozenset(pairs[index]) not in forbidden:
@@ -213,19 +213,26 @@ def pair_swiss(
 ) -> SwissPairing:
     """Pair ``round_number`` by the FIDE Dutch system (lines absent from ``lines`` sit out).
 
-    ``forbidden`` pairs (the organizer's) never meet: the engine is told they have met already,
-    which its absolute criterion (no rematch) then keeps apart; the colours and floats it reads
-    come from ``lines`` and are not touched."""
+    ``forbidden`` pairs (the organizer's) never meet: once lines have met, the engine is told
+    they have met already, which its absolute criterion (no rematch) then keeps apart; the
+    colours and floats it reads come from ``lines`` and are not touched. Before any meeting
+    (the engine reads no history then) a forbidden pair in its answer swaps opponents with the
+    nearest table, as an arbiter does by hand. :class:`ForbiddenInRound` when neither works."""
     if len(lines) < 2:
         raise ValueError("a Swiss round needs at least two lines")
     if round_number > 1 and played and not any(line.floats for line in lines):
         raise ValueError("from round 2 the Dutch system needs each line's float history")
     present = {line.id for line in lines}
     previous = {pair for pair in played if pair[0] in present and pair[1] in present}
-    for pair in forbidden:
-        a, b = tuple(pair)
-        if a in present and b in present:
-            previous |= {(a, b), (b, a)}
+    forbidden_set = {frozenset(pair) for pair in forbidden}
+    # before any meeting the engine reads no history (and warns if given one without floats):
+    # the first round is then made apart by hand below
+    first_meetings = not previous
+    if not first_meetings:
+        for pair in forbidden_set:
+            a, b = tuple(pair)
+            if a in present and b in present:
+                previous |= {(a, b), (b, a)}
     with (
         warnings.catch_warnings(),
         contextlib.redirect_stdout(io.StringIO()),
@@ -253,8 +260,7 @@ def pair_swiss(
             bye = int(row["white_id"])
         else:
             pairs.append((int(row["white_id"]), int(row["black_id"])))
-    forbidden_set = {frozenset(pair) for pair in forbidden}
-    if forbidden_set and round_number == 1:
+    if forbidden_set and first_meetings:
         pairs = _apart_in_round_one(pairs, forbidden_set)
     if any(frozenset(pair) in forbidden_set for pair in pairs):
         raise ForbiddenInRound(f"round {round_number} cannot keep every forbidden pair apart")
