@@ -331,7 +331,12 @@ class LineForm(forms.Form):
         min_value=1,
         help_text=_("Empty: after the last seed."),
     )
-    club = forms.CharField(label=_("Club"), max_length=120, required=False)
+    club = forms.CharField(
+        label=_("Club or municipality"),
+        max_length=120,
+        required=False,
+        help_text=_("The one the line represents; stages can keep its lines apart."),
+    )
     city = forms.CharField(label=_("City"), max_length=80, required=False)
     category = CategoryField()
 
@@ -369,6 +374,12 @@ class LineForm(forms.Form):
 class EditLineForm(forms.Form):
     name = forms.CharField(label=_("Line name"), max_length=160)
     seed = forms.IntegerField(label=_("Seed"), required=False, min_value=1)
+    club = forms.CharField(
+        label=_("Club or municipality"),
+        max_length=120,
+        required=False,
+        help_text=_("The one the line represents; stages can keep its lines apart."),
+    )
     category = CategoryField()
 
     def __init__(self, *args, tournament, entry: Entry, **kwargs):
@@ -376,6 +387,7 @@ class EditLineForm(forms.Form):
         self.members = list(entry.line.members.select_related("player").order_by("position"))
         self.fields["name"].initial = entry.line.name
         self.fields["seed"].initial = entry.seed
+        self.fields["club"].initial = entry.line.club
         self.fields["category"].initial = category_label(entry.category)
         for member in self.members:
             n = member.position + 1
@@ -389,6 +401,7 @@ class EditLineForm(forms.Form):
             "name": data["name"],
             "seed": data.get("seed"),
             "category": data.get("category", ""),
+            "club": data.get("club", ""),
             "player_names": {
                 member.position: data[f"player{member.position + 1}"] for member in self.members
             },

@@ -136,6 +136,15 @@ class Line(models.Model):
     players: models.ManyToManyField[Player, LineMember] = models.ManyToManyField(
         Player, through="LineMember", related_name="lines", verbose_name=_("players")
     )
+    club = models.CharField(
+        _("club or municipality"),
+        max_length=120,
+        blank=True,
+        help_text=_(
+            "The club or municipality the line represents: stages that keep clubs apart do not "
+            "pair two lines of the same one."
+        ),
+    )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
     class Meta:

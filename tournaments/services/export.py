@@ -130,12 +130,15 @@ def build_document(tournament: Tournament) -> dict:
     lm = LineMember.objects.filter(line_id__in=line_ids).select_related("player", "line")
     players: dict[int, Player] = {}
     line_names: dict[int, str] = {}
+    line_clubs: dict[int, str] = {}
     for member in lm:
         members[member.line_id].append(member)
         players[member.player_id] = member.player
         line_names[member.line_id] = member.line.name
+        line_clubs[member.line_id] = member.line.club
     for e in entries:
         line_names[e.line_id] = e.line.name
+        line_clubs[e.line_id] = e.line.club
     ordered_players = sorted(
         players.values(), key=lambda p: (p.name, p.federation_id, p.club, p.city, p.id)
     )
@@ -301,6 +304,7 @@ def build_document(tournament: Tournament) -> dict:
             {
                 "ref": line_ref[lid],
                 "name": line_names.get(lid, ""),
+                "club": line_clubs.get(lid, ""),
                 "players": [
                     player_ref[m.player_id] for m in sorted(members[lid], key=lambda m: m.position)
                 ],

@@ -368,7 +368,7 @@ def _import(doc: dict, slug: str | None) -> Tournament:
 
     lines = {}
     for data in doc["lines"]:
-        line = _create(Line, name=data["name"])
+        line = _create(Line, name=data["name"], club=data.get("club") or "")
         _create_all(
             LineMember(line=line, player=players[ref], position=i)
             for i, ref in enumerate(data["players"])
