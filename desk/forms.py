@@ -408,6 +408,35 @@ class EditLineForm(forms.Form):
         }
 
 
+class ForbidPairingForm(forms.Form):
+    """Two lines of the tournament that must never meet."""
+
+    line_a = forms.TypedChoiceField(label=_("Line"), coerce=int)
+    line_b = forms.TypedChoiceField(label=_("Never meets"), coerce=int)
+    note = forms.CharField(
+        label=_("Why (for the log)"),
+        max_length=200,
+        required=False,
+        help_text=_("For example: husband and wife, or the club's two pairs at a qualifier."),
+    )
+
+    def __init__(self, *args, tournament, **kwargs):
+        super().__init__(*args, **kwargs)
+        lines = list(
+            Entry.objects.filter(tournament=tournament, withdrawn=False)
+            .order_by("line__name", "line_id")
+            .values_list("line_id", "line__name")
+        )
+        cast(forms.ChoiceField, self.fields["line_a"]).choices = lines
+        cast(forms.ChoiceField, self.fields["line_b"]).choices = lines
+
+    def clean(self):
+        cleaned = super().clean() or {}
+        if cleaned.get("line_a") is not None and cleaned.get("line_a") == cleaned.get("line_b"):
+            raise ValidationError(_("Choose two different lines."))
+        return cleaned
+
+
 class ImportLinesForm(forms.Form):
     file = forms.FileField(
         label=_("CSV file"),

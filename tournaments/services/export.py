@@ -24,6 +24,7 @@ from tournaments.models import (
     BoardSet,
     ChangeLog,
     Entry,
+    ForbiddenPairing,
     Group,
     GroupMember,
     LineMember,
@@ -319,11 +320,29 @@ def build_document(tournament: Tournament) -> dict:
         "stages": stage_docs,
         "final_standings": final,
         "prizes": _prizes_doc(t, final, entry_of, line_ref),
+        "forbidden_pairings": _forbidden_doc(t, line_ref),
         "penalty_table": [
             {"label": rule.label, "kind": rule.kind, "vp": rule.vp}
             for rule in PenaltyRule.objects.filter(tournament=t).order_by("id")
         ],
     }
+
+
+def _forbidden_doc(t: Tournament, line_ref: dict) -> list[dict]:
+    """The pairings the organizer forbids, each as two line refs in the file's order."""
+
+    def number(line_id: int) -> int:
+        return int(line_ref[line_id][1:])
+
+    pairs = [
+        (sorted((a, b), key=number), note)
+        for a, b, note in ForbiddenPairing.objects.filter(tournament=t).values_list(
+            "line_a_id", "line_b_id", "note"
+        )
+        if a in line_ref and b in line_ref
+    ]
+    pairs.sort(key=lambda item: [number(line) for line in item[0]])
+    return [{"lines": [line_ref[a], line_ref[b]], "note": note} for (a, b), note in pairs]
 
 
 def _prizes_doc(t: Tournament, final: list[dict], entry_of: dict, line_ref: dict) -> list[dict]:
@@ -375,6 +394,7 @@ def _pairing_doc(stage) -> dict:
             "bye_scoring": stage.bye_scoring,
             "bye_vp": stage.bye_vp,
             "arrow_switch": stage.arrow_switch,
+            "keep_clubs_apart": stage.keep_clubs_apart,
             "late_entry_until_round": stage.late_entry_until_round,
             "carry_over": stage.carry_over,
             "advance_count": stage.advance_count,

@@ -21,6 +21,7 @@ from tournaments.exceptions import ResultError
 from tournaments.models import (
     ChangeLog,
     Entry,
+    ForbiddenPairing,
     Group,
     GroupMember,
     Line,
@@ -98,6 +99,7 @@ def _pairing_settings(data: dict | None) -> dict:
         "bye_scoring",
         "bye_vp",
         "arrow_switch",
+        "keep_clubs_apart",
         "late_entry_until_round",
         "carry_over",
         "advance_count",
@@ -384,6 +386,15 @@ def _import(doc: dict, slug: str | None) -> Tournament:
                 checked_in=bool(data.get("checked_in", False)),
                 category=data.get("category") or "",
             )
+    for forbidden in doc.get("forbidden_pairings") or []:
+        a, b = sorted((lines[ref] for ref in forbidden["lines"]), key=lambda line: line.pk)
+        _create(
+            ForbiddenPairing,
+            tournament=tournament,
+            line_a=a,
+            line_b=b,
+            note=forbidden.get("note") or "",
+        )
     for rule in doc.get("penalty_table") or []:
         _create(
             PenaltyRule,
