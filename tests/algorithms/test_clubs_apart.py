@@ -288,6 +288,23 @@ def test_danish_keeps_clubs_apart_in_a_large_open(n_lines, seed):
     assert not any(frozenset(p) in forbidden for p in pairing.pairs)
 
 
+@settings(max_examples=10, deadline=None)
+@given(st.integers(min_value=70, max_value=400), st.integers(min_value=0, max_value=2**32))
+def test_a_club_of_most_of_a_large_open_meets_itself_only_as_much_as_it_must(n_lines, seed):
+    # 60% of the field is one club: every other line meets one of it, the rest of the club
+    # pairs within (the fewest meetings); a table this large is past the exact fallback
+    import random
+
+    order = list(range(1, n_lines + 1))
+    random.Random(seed).shuffle(order)
+    big = set(order[: n_lines * 3 // 5])
+    pairing = danish.pair_danish(order, clubs=dict.fromkeys(big, "club"))
+    others = n_lines - len(big) - (1 if pairing.bye is not None and pairing.bye not in big else 0)
+    in_big = len(big) - (1 if pairing.bye in big else 0)
+    assert pairing.club_meetings == (in_big - others) // 2
+    assert n_lines > danish.EXACT_FALLBACK
+
+
 # --------------------------------------------------------------------------- Swiss
 
 

@@ -18,10 +18,13 @@ each line has had; output is the next round's pairs and bye. The steps, cheapest
 Clubs kept apart and forbidden pairings: a pair the organizer forbids is never made (no step
 uses it; when no pairing of the round avoids every forbidden pair, :class:`NoLegalPairing`).
 With ``clubs`` given, steps 2 and 3 treat two lines of one club like two lines that have met;
-only when no pairing of the whole table avoids both is the whole table paired by one matching
-whose weights put, in this order, the fewest rematches, then the fewest club-mates meeting, then
-the smallest moves in the standing order (so club-mates meet only when no other pairing without
-rematches exists, and then as few as possible).
+only when no pairing of the whole table avoids both (or one club has more than half the lines)
+is the table paired by one matching whose weights put, in this order, the fewest rematches, then
+the fewest club-mates meeting, then the smallest moves in the standing order (so club-mates meet
+only when no other pairing without rematches exists, and then as few as possible). That matching
+covers the whole table up to ``EXACT_FALLBACK`` (64) lines; a larger table keeps the top pairs
+of step 2 and re-pairs its bottom, which is no longer a proof of the fewest club meetings (a
+club of most of the field still meets itself only as often as it must: tested).
 
 Cost: step 2 is O(n·k) for k earlier rounds; step 3 works on a window of ranks around each
 line, so a 500-line open pairs in milliseconds unless the bottom is crowded with rematches.
@@ -31,9 +34,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import networkx as nx
+
+from tournaments.algorithms import blossom
 
 L = TypeVar("L", bound=Hashable)
 
@@ -125,22 +130,81 @@ def _club_pairs(order: Sequence[L], clubs: Mapping[L, str]) -> set[frozenset[L]]
     }
 
 
+EXACT_FALLBACK = 64
+"""Up to this many lines the last-resort matching considers every pair of the whole table, so
+its answer is exact; a larger table keeps the top pairs of the simple moves and re-pairs only
+its bottom (a full table of hundreds of lines would take minutes)."""
+
+
+def _largest_club(order: Sequence[L], club_pairs: set[frozenset[L]]) -> int:
+    """The number of lines of the largest club among ``order`` (from its pairs of mates)."""
+    if not club_pairs:
+        return 1
+    mates: dict[L, int] = {}
+    for pair in club_pairs:
+        for line in pair:
+            mates[line] = mates.get(line, 0) + 1
+    return max(mates.values()) + 1
+
+
 def _lexicographic(
     lines: Sequence[L],
     met: set[frozenset[L]],
     forbidden: set[frozenset[L]],
     club_pairs: set[frozenset[L]],
 ) -> list[tuple[L, L]] | None:
-    """A perfect matching of the whole table without a forbidden pair: the fewest rematches,
-    then the fewest club-mates meeting, then the smallest squared moves; ``None`` if none."""
+    """A perfect matching of ``lines`` without a forbidden pair: the fewest rematches, then
+    the fewest club-mates meeting, then the smallest squared moves; ``None`` if none. Over
+    every pair up to :data:`EXACT_FALLBACK` lines, else over pairs within a window of ranks
+    (widened until a matching exists)."""
     count = len(lines)
-    base = (count - 1) ** 2 + 1
+    window = count - 1 if count <= EXACT_FALLBACK else 16
+    while True:
+        found = _lexicographic_window(lines, met, forbidden, club_pairs, window)
+        if found is not None or window >= count - 1:
+            return found
+        window = min(count - 1, window * 2)
+
+
+def _large_fallback(
+    order: Sequence[L],
+    met: set[frozenset[L]],
+    forbidden: set[frozenset[L]],
+    club_pairs: set[frozenset[L]],
+) -> list[tuple[L, L]] | None:
+    """A table too large for the exact matching: the simple moves (no rematch, no club-mate,
+    no forbidden pair) pair the top, and the bottom they leave (with the lowest pairs of the
+    top, up to :data:`EXACT_FALLBACK` lines when it fits) is paired by :func:`_lexicographic`;
+    the bottom grows to the whole table while it has no pairing without a forbidden pair."""
+    pairs, leftover = _greedy(order, met | forbidden | club_pairs)
+    kept = max(0, len(pairs) - max(0, EXACT_FALLBACK - len(leftover)) // 2)
+    while True:
+        head = pairs[:kept]
+        in_head = {line for pair in head for line in pair}
+        tail = [line for line in order if line not in in_head]
+        found = _lexicographic(tail, met, forbidden, club_pairs)
+        if found is not None:
+            return head + found
+        if kept == 0:
+            return None
+        kept = max(0, kept - max(1, len(tail) // 2))
+
+
+def _lexicographic_window(
+    lines: Sequence[L],
+    met: set[frozenset[L]],
+    forbidden: set[frozenset[L]],
+    club_pairs: set[frozenset[L]],
+    window: int,
+) -> list[tuple[L, L]] | None:
+    count = len(lines)
+    base = window**2 + 1
     club_weight = base * (count + 1)
     fresh_weight = (club_weight + base) * (count + 1)
     graph: nx.Graph[int] = nx.Graph()
     graph.add_nodes_from(range(count))
     for i in range(count):
-        for j in range(i + 1, count):
+        for j in range(i + 1, min(count, i + window + 1)):
             pair = frozenset((lines[i], lines[j]))
             if pair in forbidden:
                 continue
@@ -150,7 +214,9 @@ def _lexicographic(
             if pair not in club_pairs:
                 weight += club_weight
             graph.add_edge(i, j, weight=weight)
-    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    # the compiled copy of networkx's algorithm (the same answer, faster): all weights are ints
+    matching = blossom.max_weight_matching(cast(Any, graph)._adj, True)
+    assert matching is not None
     if 2 * len(matching) != count:
         return None
     return [(lines[i], lines[j]) for i, j in sorted((min(a, b), max(a, b)) for a, b in matching)]
@@ -171,7 +237,10 @@ def _pair_even(
         return pairs, 0, 0
     kept = len(pairs)
     step = max(1, len(leftover))
-    while True:
+    # a club with more than half the table meets itself whatever the pairing: no search for
+    # a pairing without club-mates (it would try the whole table in vain)
+    hopeless = _largest_club(order, club_pairs) * 2 > len(order)
+    while not hopeless:
         kept = max(0, kept - step)
         head = pairs[:kept]
         in_head = {line for pair in head for line in pair}
@@ -191,7 +260,10 @@ def _pair_even(
         forced = _matching(order, met, len(order) - 1, allow_rematch=True)
         assert forced is not None  # a complete graph on an even number of nodes
     else:
-        found = _lexicographic(order, met, forbidden, club_pairs)
+        if len(order) <= EXACT_FALLBACK:
+            found = _lexicographic(order, met, forbidden, club_pairs)
+        else:
+            found = _large_fallback(order, met, forbidden, club_pairs)
         if found is None:
             raise NoLegalPairing("every pairing of the round makes a forbidden pair")
         forced = found
