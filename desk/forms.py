@@ -332,7 +332,12 @@ class LineForm(forms.Form):
         min_value=1,
         help_text=_("Empty: after the last seed."),
     )
-    club = forms.CharField(label=_("Club"), max_length=120, required=False)
+    club = forms.CharField(
+        label=_("Club or municipality"),
+        max_length=120,
+        required=False,
+        help_text=_("The one the line represents; stages can keep its lines apart."),
+    )
     city = forms.CharField(label=_("City"), max_length=80, required=False)
     category = CategoryField()
 
@@ -370,6 +375,12 @@ class LineForm(forms.Form):
 class EditLineForm(forms.Form):
     name = forms.CharField(label=_("Line name"), max_length=160)
     seed = forms.IntegerField(label=_("Seed"), required=False, min_value=1)
+    club = forms.CharField(
+        label=_("Club or municipality"),
+        max_length=120,
+        required=False,
+        help_text=_("The one the line represents; stages can keep its lines apart."),
+    )
     category = CategoryField()
 
     def __init__(self, *args, tournament, entry: Entry, **kwargs):
@@ -377,6 +388,7 @@ class EditLineForm(forms.Form):
         self.members = list(entry.line.members.select_related("player").order_by("position"))
         self.fields["name"].initial = entry.line.name
         self.fields["seed"].initial = entry.seed
+        self.fields["club"].initial = entry.line.club
         self.fields["category"].initial = category_label(entry.category)
         for member in self.members:
             n = member.position + 1
@@ -390,10 +402,40 @@ class EditLineForm(forms.Form):
             "name": data["name"],
             "seed": data.get("seed"),
             "category": data.get("category", ""),
+            "club": data.get("club", ""),
             "player_names": {
                 member.position: data[f"player{member.position + 1}"] for member in self.members
             },
         }
+
+
+class ForbidPairingForm(forms.Form):
+    """Two lines of the tournament that must never meet."""
+
+    line_a = forms.TypedChoiceField(label=_("Line"), coerce=int)
+    line_b = forms.TypedChoiceField(label=_("Never meets"), coerce=int)
+    note = forms.CharField(
+        label=_("Why (for the log)"),
+        max_length=200,
+        required=False,
+        help_text=_("For example: husband and wife, or the club's two pairs at a qualifier."),
+    )
+
+    def __init__(self, *args, tournament, **kwargs):
+        super().__init__(*args, **kwargs)
+        lines = list(
+            Entry.objects.filter(tournament=tournament, withdrawn=False)
+            .order_by("line__name", "line_id")
+            .values_list("line_id", "line__name")
+        )
+        cast(forms.ChoiceField, self.fields["line_a"]).choices = lines
+        cast(forms.ChoiceField, self.fields["line_b"]).choices = lines
+
+    def clean(self):
+        cleaned = super().clean() or {}
+        if cleaned.get("line_a") is not None and cleaned.get("line_a") == cleaned.get("line_b"):
+            raise ValidationError(_("Choose two different lines."))
+        return cleaned
 
 
 class ImportLinesForm(forms.Form):

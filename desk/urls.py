@@ -35,6 +35,12 @@ desk_urlpatterns = [
     path("<slug:slug>/lines/add/", desk_day.add_line, name="add-line"),
     path("<slug:slug>/lines/import/", desk_day.import_lines, name="import-lines"),
     path("<slug:slug>/lines/<int:line_id>/", desk_day.edit_line, name="edit-line"),
+    path("<slug:slug>/lines/apart/", desk_day.forbid_pairing, name="forbid-pairing"),
+    path(
+        "<slug:slug>/lines/apart/<int:pairing_id>/remove/",
+        desk_day.allow_pairing,
+        name="allow-pairing",
+    ),
     path("<slug:slug>/lines/<int:line_id>/withdraw/", desk_day.withdraw_line, name="withdraw"),
     path("<slug:slug>/stages/", desk_stages.stages_page, name="stages"),
     path("<slug:slug>/stage/<int:stage_id>/edit/", desk_stages.edit_stage, name="edit-stage"),

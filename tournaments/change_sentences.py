@@ -141,6 +141,8 @@ def action_labels():
         "line.withdrawn": _("Line withdrawn"),
         "line.reinstated": _("Line back in the draw"),
         "line.edited": _("Line edited"),
+        "pairing.forbidden": _("Two lines kept from meeting"),
+        "pairing.allowed": _("Two lines allowed to meet again"),
         "bracket.generated": _("Bracket generated"),
         "rounds.generated": _("Rounds generated"),
         "groups.created": _("Groups created"),

@@ -70,6 +70,12 @@ class PenaltyError(TournamentError):
     default_message = _("The penalty was not given.")
 
 
+class ForbiddenPairingError(TournamentError):
+    """A pairing the organizer forbids that cannot be added or removed as asked."""
+
+    default_message = _("The forbidden pairings were not changed.")
+
+
 class RoleError(TournamentError):
     """A role that cannot be granted or revoked as asked; nothing was changed."""
 
@@ -94,6 +100,14 @@ class PairingError(ScheduleError):
     """A Danish, Swiss or Mitchell round that cannot be paired (or re-paired) now."""
 
     default_message = _("The next round cannot be paired.")
+
+
+class ClubsApartError(PairingError):
+    """A Mitchell movement that cannot seat every club's lines (or every forbidden pairing) in
+    one direction; ``meetings`` counts the pairs that would meet in the fewest-meetings seating
+    the organizer may accept. Nothing was paired."""
+
+    default_message = _("The clubs cannot all be kept apart in this movement.")
 
 
 class StaleResult(ResultError):

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.functional import lazy
 from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
@@ -135,6 +135,15 @@ class Line(models.Model):
     name = models.CharField(_("display name"), max_length=160)
     players: models.ManyToManyField[Player, LineMember] = models.ManyToManyField(
         Player, through="LineMember", related_name="lines", verbose_name=_("players")
+    )
+    club = models.CharField(
+        _("club or municipality"),
+        max_length=120,
+        blank=True,
+        help_text=_(
+            "The club or municipality the line represents: stages that keep clubs apart do not "
+            "pair two lines of the same one."
+        ),
     )
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
 
@@ -564,6 +573,15 @@ class Stage(models.Model):
         _("arrow switch"),
         default=False,
         help_text=_("Mitchell: in the last round East-West lines play as home."),
+    )
+    keep_clubs_apart = models.BooleanField(
+        _("keep clubs apart"),
+        default=False,
+        help_text=_(
+            "Mitchell: the lines of one club or municipality sit in the same direction, so "
+            "they never meet. Danish: two lines of one club meet only when no other pairing "
+            "of the round is possible."
+        ),
     )
     late_entry_until_round = models.PositiveSmallIntegerField(
         _("late entries up to round"),
@@ -1340,6 +1358,44 @@ class ResultVersion(models.Model):
         from tournaments.sources import speaks_for_organizer
 
         return speaks_for_organizer(self.source) or self.decided_at is not None
+
+
+class ForbiddenPairing(models.Model):
+    """Two lines of a tournament that the organizer says must never meet (a married couple, a
+    club's two teams at a qualifier): Danish and Swiss rounds never pair them, a Mitchell
+    movement seats them in the same direction. Stored with ``line_a`` the lower id."""
+
+    tournament = models.ForeignKey(
+        Tournament,
+        on_delete=models.CASCADE,
+        related_name="forbidden_pairings",
+        verbose_name=_("tournament"),
+        db_index=False,  # unique_forbidden_pairing (tournament, …) leads with it
+    )
+    line_a = models.ForeignKey(
+        Line, on_delete=models.CASCADE, related_name="+", verbose_name=_("line")
+    )
+    line_b = models.ForeignKey(
+        Line, on_delete=models.CASCADE, related_name="+", verbose_name=_("line")
+    )
+    note = models.CharField(_("note"), max_length=200, blank=True)
+    created_at = models.DateTimeField(_("created at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("forbidden pairing")
+        verbose_name_plural = _("forbidden pairings")
+        ordering = ["tournament", "line_a", "line_b"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "line_a", "line_b"], name="unique_forbidden_pairing"
+            ),
+            models.CheckConstraint(
+                condition=Q(line_a__lt=F("line_b")), name="forbidden_pairing_ordered"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.line_a} ≠ {self.line_b}"
 
 
 class Prize(models.Model):

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from desk.forms import (
     EditLineForm,
+    ForbidPairingForm,
     ImportLinesForm,
     LineForm,
     PrizeForm,
@@ -28,7 +29,7 @@ from tournaments import selectors as sel
 from tournaments.access import Action, desk_login_required, desk_tournament
 from tournaments.exceptions import LineImportError, TournamentError
 from tournaments.models import Category, Entry, Match, Round, Stage
-from tournaments.services import entries, lifecycle, presets, schedule
+from tournaments.services import entries, forbidden, lifecycle, presets, schedule
 
 logger = logging.getLogger(__name__)
 
@@ -93,8 +94,51 @@ def lines(request, slug):
             "import_errors": [],
             "category_choices": Category.choices,
             "drawn": Round.objects.filter(stage__tournament=tournament).exists(),
+            **_forbidden_context(tournament),
         },
     )
+
+
+def _forbidden_context(tournament):
+    return {
+        "forbidden_pairings": forbidden.forbidden_pairings(tournament),
+        "forbid_form": ForbidPairingForm(tournament=tournament),
+    }
+
+
+@desk_login_required
+@require_POST
+def forbid_pairing(request, slug):
+    """Two lines that must never meet (Danish and Swiss never pair them, Mitchell seats them in
+    one direction)."""
+    tournament = desk_tournament(request, slug, Action.MANAGE_ENTRIES)
+    form = ForbidPairingForm(request.POST, tournament=tournament)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            forbidden.forbid_pairing(
+                tournament, data["line_a"], data["line_b"], note=data["note"], user=request.user
+            )
+        except TournamentError as error:
+            messages.error(request, str(error))
+        else:
+            messages.success(request, _("The two lines will not be paired together."))
+    else:
+        messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
+    return redirect("desk:lines", slug=tournament.slug)
+
+
+@desk_login_required
+@require_POST
+def allow_pairing(request, slug, pairing_id):
+    tournament = desk_tournament(request, slug, Action.MANAGE_ENTRIES)
+    try:
+        forbidden.allow_pairing(tournament, pairing_id, user=request.user)
+    except TournamentError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, _("The two lines may be paired together again."))
+    return redirect("desk:lines", slug=tournament.slug)
 
 
 @desk_login_required
@@ -146,6 +190,7 @@ def import_lines(request, slug):
             "import_form": form,
             "import_errors": import_errors,
             "category_choices": Category.choices,
+            **_forbidden_context(tournament),
         },
         status=400,
     )

@@ -23,7 +23,13 @@ from tournaments import access
 from tournaments import selectors as sel
 from tournaments.access import Action, desk_login_required, desk_rights, desk_tournament
 from tournaments.change_sentences import labelled
-from tournaments.exceptions import ResultError, StaleResult, TournamentError, VersionRequired
+from tournaments.exceptions import (
+    ClubsApartError,
+    ResultError,
+    StaleResult,
+    TournamentError,
+    VersionRequired,
+)
 from tournaments.models import (
     BoardSet,
     EndRule,
@@ -214,8 +220,17 @@ def pair_round(request, slug, stage_id):
                 % {"stage": stage.name},
             )
         return redirect("desk:tournament", slug=tournament.slug)
+    accept = request.POST.get("accept_meetings") == "1"
     try:
-        round_row = pairing.pair_next_round(stage, user=request.user)
+        round_row = pairing.pair_next_round(stage, user=request.user, accept_meetings=accept)
+    except ClubsApartError as error:
+        # the organizer reads why the clubs cannot all be kept apart, and may pair anyway
+        return render(
+            request,
+            "desk/pair_apart.html",
+            {"tournament": tournament, "stage": stage, "reason": str(error)},
+            status=409,
+        )
     except TournamentError as error:
         messages.error(request, str(error))
     else:

@@ -143,6 +143,7 @@ def kwargs_for(name, args, side, shared):
             "prize_id",
             "rule_id",
             "penalty_id",
+            "pairing_id",
         ):
             values[arg] = getattr(side, arg[: -len("_id")]).pk
         elif arg == "pk" and _is_admin(name):

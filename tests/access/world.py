@@ -15,6 +15,7 @@ from tests.pages.factories import build_tournament
 from tournaments.models import (
     ChangeLog,
     Entry,
+    ForbiddenPairing,
     Group,
     Match,
     Penalty,
@@ -71,6 +72,7 @@ class Side:
     prize: object = None  # one prize of the tournament's prize list
     rule: object = None  # a row of its penalty table, and a penalty given in its match
     penalty: object = None
+    pairing: object = None  # two lines the organizer forbids to meet
     by_model: dict = field(default_factory=dict)
 
 
@@ -105,6 +107,11 @@ def _side(tournament, role, submitter):
     side.rule = PenaltyRule.objects.create(tournament=tournament, label="Ritardo", kind="warning")
     side.penalty = Penalty.objects.create(
         match=match, line=line, kind="warning", label="Ritardo", reason="cinque minuti"
+    )
+    side.pairing = ForbiddenPairing.objects.create(
+        tournament=tournament,
+        line_a_id=min(match.home_id, match.away_id),
+        line_b_id=max(match.home_id, match.away_id),
     )
     from webhooks.models import Delivery, Endpoint
 

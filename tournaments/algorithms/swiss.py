@@ -24,7 +24,7 @@ import io
 import logging
 import threading
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -47,6 +47,35 @@ Larger opens play Danish rounds."""
 
 class NoLegalRound(ValueError):
     """Every way to pair the round repeats a meeting (or gives a second bye)."""
+
+
+class ForbiddenInRound(NoLegalRound):
+    """The round cannot keep apart a pair the organizer forbids."""
+
+
+def _apart_in_round_one(
+    pairs: list[tuple[int, int]], forbidden: set[frozenset[int]]
+) -> list[tuple[int, int]]:
+    """The first round, which the engine pairs without a history to read: a forbidden pair in
+    it swaps its away line with the nearest table's (the transposition an arbiter makes by
+    hand)."""
+    pairs = list(pairs)
+    for index in range(len(pairs)):
+        if frozenset(pairs[index]) not in forbidden:
+            continue
+        nearest = sorted(
+            (other for other in range(len(pairs)) if other != index),
+            key=lambda other: (abs(other - index), other < index),
+        )
+        for other in nearest:
+            (home, away), (other_home, other_away) = pairs[index], pairs[other]
+            if (
+                frozenset((home, other_away)) not in forbidden
+                and frozenset((other_home, away)) not in forbidden
+            ):
+                pairs[index], pairs[other] = (home, other_away), (other_home, away)
+                break
+    return pairs
 
 
 @dataclass(frozen=True)
@@ -180,14 +209,30 @@ def pair_swiss(
     total_rounds: int,
     bye_score: float = 0.0,
     top_seed_home: bool = True,
+    forbidden: Collection[frozenset[int]] | Collection[tuple[int, int]] = (),
 ) -> SwissPairing:
-    """Pair ``round_number`` by the FIDE Dutch system (lines absent from ``lines`` sit out)."""
+    """Pair ``round_number`` by the FIDE Dutch system (lines absent from ``lines`` sit out).
+
+    ``forbidden`` pairs (the organizer's) never meet: once lines have met, the engine is told
+    they have met already, which its absolute criterion (no rematch) then keeps apart; the
+    colours and floats it reads come from ``lines`` and are not touched. Before any meeting
+    (the engine reads no history then) a forbidden pair in its answer swaps opponents with the
+    nearest table, as an arbiter does by hand. :class:`ForbiddenInRound` when neither works."""
     if len(lines) < 2:
         raise ValueError("a Swiss round needs at least two lines")
     if round_number > 1 and played and not any(line.floats for line in lines):
         raise ValueError("from round 2 the Dutch system needs each line's float history")
     present = {line.id for line in lines}
     previous = {pair for pair in played if pair[0] in present and pair[1] in present}
+    forbidden_set = {frozenset(pair) for pair in forbidden}
+    # before any meeting the engine reads no history (and warns if given one without floats):
+    # the first round is then made apart by hand below
+    first_meetings = not previous
+    if not first_meetings:
+        for pair in forbidden_set:
+            a, b = tuple(pair)
+            if a in present and b in present:
+                previous |= {(a, b), (b, a)}
     with (
         warnings.catch_warnings(),
         contextlib.redirect_stdout(io.StringIO()),
@@ -215,6 +260,10 @@ def pair_swiss(
             bye = int(row["white_id"])
         else:
             pairs.append((int(row["white_id"]), int(row["black_id"])))
+    if forbidden_set and first_meetings:
+        pairs = _apart_in_round_one(pairs, forbidden_set)
+    if any(frozenset(pair) in forbidden_set for pair in pairs):
+        raise ForbiddenInRound(f"round {round_number} cannot keep every forbidden pair apart")
     seated = [line for pair in pairs for line in pair] + ([bye] if bye is not None else [])
     if sorted(seated) != sorted(present):
         # the engine leaves lines out when no round without rematches exists

@@ -243,6 +243,7 @@ class StageSerializer(serializers.ModelSerializer):
             "bye_scoring",
             "bye_vp",
             "arrow_switch",
+            "keep_clubs_apart",
             "late_entry_until_round",
             "carry_over",
             "advance_count",

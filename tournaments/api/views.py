@@ -180,7 +180,11 @@ class StageViewSet(
         stage = self.get_object()
         if not is_organizer(request.user, stage.tournament, Action.RUN_STAGES):
             raise PermissionDenied(_("Only the tournament's organizers may pair rounds."))
-        round_row = pairing.pair_next_round(stage, user=request.user)
+        # a Mitchell that cannot keep its clubs apart is refused unless the caller accepts the
+        # fewest-meetings seating (``accept_meetings``), as on the desk
+        data = request.data if hasattr(request.data, "get") else {}
+        accept = str(data.get("accept_meetings", "")).lower() in ("1", "true")
+        round_row = pairing.pair_next_round(stage, user=request.user, accept_meetings=accept)
         return Response(serializers.RoundSerializer(round_row).data, status=status.HTTP_201_CREATED)
 
     @staticmethod

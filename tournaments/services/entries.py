@@ -81,7 +81,7 @@ def checks_in_new_lines(tournament) -> bool:
 
 
 def _create_line(tournament, row: LineRow, seed, *, checked_in=False):
-    line = Line.objects.create(name=row.name)
+    line = Line.objects.create(name=row.name, club=" ".join(row.club.split())[:120])
     LineMember.objects.bulk_create(
         LineMember(line=line, player=_player(name, fid, row.club, row.city), position=position)
         for position, (name, fid) in enumerate(row.players)
@@ -398,9 +398,19 @@ def import_lines_csv(tournament, file, *, user=None):
 
 
 @transaction.atomic
-def edit_line(tournament, line, *, name, seed=None, player_names=None, category=None, user=None):
-    """Rename a registered line, change its seed or its category (``None``: unchanged) or fix
-    its players' names (typos).
+def edit_line(
+    tournament,
+    line,
+    *,
+    name,
+    seed=None,
+    player_names=None,
+    category=None,
+    club=None,
+    user=None,
+):
+    """Rename a registered line, change its seed, its category or its club or municipality
+    (``None``: unchanged) or fix its players' names (typos).
 
     Refuses a name or a seed another line of the tournament already has.
     """
@@ -418,9 +428,11 @@ def edit_line(tournament, line, *, name, seed=None, player_names=None, category=
         problems.append(_("seed %(seed)d is already taken") % {"seed": seed})
     if problems:
         raise TournamentError("; ".join(str(p) for p in problems))
-    before = {"name": line.name, "seed": entry.seed, "category": entry.category}
+    before = {"name": line.name, "seed": entry.seed, "category": entry.category, "club": line.club}
     line.name = name
-    line.save(update_fields=["name"])
+    if club is not None:
+        line.club = " ".join(club.split())[:120]
+    line.save(update_fields=["name", "club"])
     entry.seed = seed
     if category is not None:
         entry.category = normalize_category(category)

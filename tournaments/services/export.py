@@ -25,6 +25,7 @@ from tournaments.models import (
     BoardSet,
     ChangeLog,
     Entry,
+    ForbiddenPairing,
     Group,
     GroupMember,
     LineMember,
@@ -134,12 +135,15 @@ def build_document(tournament: Tournament) -> dict:
     lm = LineMember.objects.filter(line_id__in=line_ids).select_related("player", "line")
     players: dict[int, Player] = {}
     line_names: dict[int, str] = {}
+    line_clubs: dict[int, str] = {}
     for member in lm:
         members[member.line_id].append(member)
         players[member.player_id] = member.player
         line_names[member.line_id] = member.line.name
+        line_clubs[member.line_id] = member.line.club
     for e in entries:
         line_names[e.line_id] = e.line.name
+        line_clubs[e.line_id] = e.line.club
     ordered_players = sorted(
         players.values(), key=lambda p: (p.name, p.federation_id, p.club, p.city, p.id)
     )
@@ -317,6 +321,7 @@ def build_document(tournament: Tournament) -> dict:
             {
                 "ref": line_ref[lid],
                 "name": line_names.get(lid, ""),
+                "club": line_clubs.get(lid, ""),
                 "players": [
                     player_ref[m.player_id] for m in sorted(members[lid], key=lambda m: m.position)
                 ],
@@ -331,11 +336,29 @@ def build_document(tournament: Tournament) -> dict:
         "stages": stage_docs,
         "final_standings": final,
         "prizes": _prizes_doc(t, final, entry_of, line_ref),
+        "forbidden_pairings": _forbidden_doc(t, line_ref),
         "penalty_table": [
             {"label": rule.label, "kind": rule.kind, "vp": rule.vp}
             for rule in PenaltyRule.objects.filter(tournament=t).order_by("id")
         ],
     }
+
+
+def _forbidden_doc(t: Tournament, line_ref: dict) -> list[dict]:
+    """The pairings the organizer forbids, each as two line refs in the file's order."""
+
+    def number(line_id: int) -> int:
+        return int(line_ref[line_id][1:])
+
+    pairs = [
+        (sorted((a, b), key=number), note)
+        for a, b, note in ForbiddenPairing.objects.filter(tournament=t).values_list(
+            "line_a_id", "line_b_id", "note"
+        )
+        if a in line_ref and b in line_ref
+    ]
+    pairs.sort(key=lambda item: [number(line) for line in item[0]])
+    return [{"lines": [line_ref[a], line_ref[b]], "note": note} for (a, b), note in pairs]
 
 
 def _prizes_doc(t: Tournament, final: list[dict], entry_of: dict, line_ref: dict) -> list[dict]:
@@ -389,6 +412,7 @@ def _pairing_doc(stage) -> dict:
             "bye_scoring": stage.bye_scoring,
             "bye_vp": stage.bye_vp,
             "arrow_switch": stage.arrow_switch,
+            "keep_clubs_apart": stage.keep_clubs_apart,
             "late_entry_until_round": stage.late_entry_until_round,
             "carry_over": stage.carry_over,
             "advance_count": stage.advance_count,

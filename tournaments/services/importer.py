@@ -22,6 +22,7 @@ from tournaments.models import (
     BoardAdjustment,
     ChangeLog,
     Entry,
+    ForbiddenPairing,
     Group,
     GroupMember,
     Line,
@@ -99,6 +100,7 @@ def _pairing_settings(data: dict | None) -> dict:
         "bye_scoring",
         "bye_vp",
         "arrow_switch",
+        "keep_clubs_apart",
         "late_entry_until_round",
         "carry_over",
         "advance_count",
@@ -380,7 +382,9 @@ def _import(doc: dict, slug: str | None) -> Tournament:
 
     # lines, their members and entries each in one statement (a 1,000-line open imports in
     # seconds, not in a query a row)
-    lines = {data["ref"]: Line(name=data["name"]) for data in doc["lines"]}
+    lines = {
+        data["ref"]: Line(name=data["name"], club=data.get("club") or "") for data in doc["lines"]
+    }
     if len(lines) != len(doc["lines"]):
         raise TournamentImportError(_("Two lines of the file have the same reference."))
     _create_all(lines.values())
@@ -401,6 +405,15 @@ def _import(doc: dict, slug: str | None) -> Tournament:
         for data in doc["lines"]
         if data.get("entered", True)
     )
+    for forbidden in doc.get("forbidden_pairings") or []:
+        a, b = sorted((lines[ref] for ref in forbidden["lines"]), key=lambda line: line.pk)
+        _create(
+            ForbiddenPairing,
+            tournament=tournament,
+            line_a=a,
+            line_b=b,
+            note=forbidden.get("note") or "",
+        )
     for rule in doc.get("penalty_table") or []:
         _create(
             PenaltyRule,

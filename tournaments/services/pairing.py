@@ -32,12 +32,14 @@ from django.utils.translation import ngettext
 
 from tournaments.algorithms import danish, mitchell, qualification, swiss
 from tournaments.algorithms import standings as standings_algo
-from tournaments.exceptions import PairingError, ResultError
+from tournaments.exceptions import ClubsApartError, PairingError, ResultError
 from tournaments.models import (
     PAIRED_BY_ROUND,
     Entry,
+    ForbiddenPairing,
     Group,
     GroupMember,
+    Line,
     Match,
     MatchResult,
     Outcome,
@@ -216,7 +218,86 @@ def _start_order(stage, line_ids):
     return list(line_ids)
 
 
-def _ensure_group(stage, user):
+def _clubs(stage, line_ids) -> dict[int, str]:
+    """Each line's club key, when the stage keeps clubs apart (else none)."""
+    if not stage.keep_clubs_apart:
+        return {}
+    rows = Line.objects.filter(pk__in=list(line_ids)).values_list("pk", "club")
+    return {pk: mitchell.club_key(club) for pk, club in rows if mitchell.club_key(club)}
+
+
+def forbidden_pairs(tournament) -> set[frozenset[int]]:
+    """The pairings the organizer forbids in ``tournament``."""
+    return {
+        frozenset(pair)
+        for pair in ForbiddenPairing.objects.filter(tournament=tournament).values_list(
+            "line_a_id", "line_b_id"
+        )
+    }
+
+
+def _apart_message(stage, seating, line_ids) -> str:
+    """Why the Mitchell movement cannot keep every club apart, for the organizer."""
+    names: dict[str, str] = {}
+    for club in Line.objects.filter(pk__in=list(line_ids)).values_list("club", flat=True):
+        names.setdefault(mitchell.club_key(club), " ".join(club.split()))
+    holds = mitchell.table_count(len(line_ids))
+    parts = []
+    if seating.oversized:
+        parts.append(
+            ngettext(
+                "The club %(clubs)s has more lines than a direction holds (%(size)d).",
+                "The clubs %(clubs)s have more lines than a direction holds (%(size)d).",
+                len(seating.oversized),
+            )
+            % {"clubs": ", ".join(names.get(c, c) for c in seating.oversized), "size": holds}
+        )
+    else:
+        parts.append(
+            _(
+                "The clubs and the forbidden pairings cannot be split into two directions of "
+                "%(ns)d and %(ew)d lines."
+            )
+            % {"ns": holds, "ew": len(line_ids) - holds}
+        )
+    if seating.forbidden_meetings:
+        parts.append(
+            ngettext(
+                "Seated with the fewest meetings, %(n)d forbidden pairing meets.",
+                "Seated with the fewest meetings, %(n)d forbidden pairings meet.",
+                len(seating.forbidden_meetings),
+            )
+            % {"n": len(seating.forbidden_meetings)}
+        )
+    if seating.club_meetings:
+        parts.append(
+            ngettext(
+                "Seated with the fewest meetings, %(n)d pair of club-mates meets.",
+                "Seated with the fewest meetings, %(n)d pairs of club-mates meet.",
+                len(seating.club_meetings),
+            )
+            % {"n": len(seating.club_meetings)}
+        )
+    parts.append(_("Pair anyway to seat the lines so, or change the clubs and pairings."))
+    return " ".join(parts)
+
+
+def _mitchell_apart(stage, order, *, accept_meetings):
+    """The start order of a Mitchell stage with its clubs and forbidden pairings apart."""
+    clubs = _clubs(stage, order)
+    forbidden = forbidden_pairs(stage.tournament)
+    if not clubs and not forbidden:
+        return order
+    seating = mitchell.seat_apart(order, clubs, forbidden, rounds=stage.rounds_planned)
+    if not seating.apart and not accept_meetings:
+        raise ClubsApartError(
+            _apart_message(stage, seating, order),
+            meetings=len(seating.club_meetings) + len(seating.forbidden_meetings),
+        )
+    return seating.order
+
+
+def _ensure_group(stage, user, *, accept_meetings=False):
     group = open_group(stage)
     if group is not None:
         return group
@@ -225,6 +306,8 @@ def _ensure_group(stage, user):
     if len(line_ids) < 2:
         raise PairingError(_("At least two lines must be present to pair round 1."))
     order = _start_order(stage, line_ids)
+    if stage.kind == Stage.Kind.MITCHELL:
+        order = _mitchell_apart(stage, order, accept_meetings=accept_meetings)
     group = Group.objects.create(stage=stage, name=OPEN_GROUP_NAME, order=0)
     GroupMember.objects.bulk_create(
         GroupMember(group=group, line_id=line_id, position=position)
@@ -364,7 +447,15 @@ def _swiss_pairs(stage, group, playing, next_number):
             round_number=len(rounds) + 1,
             total_rounds=len(rounds) + (stage.rounds_planned or next_number) - next_number + 1,
             bye_score=float(bye_vp),
+            forbidden=forbidden_pairs(stage.tournament),
         )
+    except swiss.ForbiddenInRound as error:
+        raise PairingError(
+            _(
+                "No Swiss pairing of this round keeps apart every pairing you forbid: remove "
+                "one from the list of forbidden pairings to pair the round."
+            )
+        ) from error
     except swiss.NoLegalRound as error:
         raise PairingError(
             _("No Swiss pairing avoids every rematch: the stage has more rounds than it can pair.")
@@ -374,13 +465,25 @@ def _swiss_pairs(stage, group, playing, next_number):
 
 def _danish_pairs(stage, group, playing, next_number):
     stages = chain_stages(stage)
-    if next_number == 1 and len(stages) == 1:
-        pairing = danish.first_round(playing)
-    else:
-        standings = open_standings(stage, [m.line_id for m in group.members.all()])
-        present = set(playing)
-        order = [row.line_id for row in standings if row.line_id in present]
-        pairing = danish.pair_danish(order, _met_pairs(stages), _pairing_byes(stages))
+    clubs = _clubs(stage, playing)
+    forbidden = forbidden_pairs(stage.tournament)
+    try:
+        if next_number == 1 and len(stages) == 1:
+            pairing = danish.first_round(playing, clubs=clubs, forbidden=forbidden)
+        else:
+            standings = open_standings(stage, [m.line_id for m in group.members.all()])
+            present = set(playing)
+            order = [row.line_id for row in standings if row.line_id in present]
+            pairing = danish.pair_danish(
+                order, _met_pairs(stages), _pairing_byes(stages), clubs=clubs, forbidden=forbidden
+            )
+    except danish.NoLegalPairing as error:
+        raise PairingError(
+            _(
+                "Every pairing of this round makes a pairing you forbid: remove one from the "
+                "list of forbidden pairings to pair the round."
+            )
+        ) from error
     return pairing.pairs, pairing.bye
 
 
@@ -409,8 +512,12 @@ def _mitchell_tables(stage, group, playing, next_number):
 
 
 @transaction.atomic
-def pair_next_round(stage, *, user=None) -> Round:
-    """Pair and save the next round of a Danish, Swiss or Mitchell stage."""
+def pair_next_round(stage, *, user=None, accept_meetings=False) -> Round:
+    """Pair and save the next round of a Danish, Swiss or Mitchell stage.
+
+    A Mitchell stage that cannot keep its clubs and forbidden pairings apart is refused with
+    :class:`ClubsApartError`, unless ``accept_meetings`` (the organizer has read why): then its
+    lines are seated with the fewest meetings."""
     stage = Stage.objects.select_for_update().select_related("tournament").get(pk=stage.pk)
     if stage.kind not in PAIRED_BY_ROUND:
         raise PairingError(_("Only Danish, Swiss and Mitchell stages are paired round by round."))
@@ -440,7 +547,7 @@ def pair_next_round(stage, *, user=None) -> Round:
             _("All %(n)d rounds of “%(stage)s” are paired.")
             % {"n": stage.rounds_planned, "stage": stage.name}
         )
-    group = _ensure_group(stage, user)
+    group = _ensure_group(stage, user, accept_meetings=accept_meetings)
     late = _add_late_entries(stage, group, next_number, user)
     playing = _playing(group)
     if len(playing) < 2:

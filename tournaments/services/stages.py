@@ -45,6 +45,7 @@ EDITABLE_FIELDS = (
     "bye_scoring",
     "bye_vp",
     "arrow_switch",
+    "keep_clubs_apart",
     "late_entry_until_round",
     "carry_over",
     "advance_count",
