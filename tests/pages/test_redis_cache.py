@@ -12,10 +12,9 @@ def redis_cache():
     url = os.environ.get("CELERY_BROKER_URL", "redis://127.0.0.1:6379/0")
     if not url.startswith("redis://"):
         pytest.skip("no Redis configured")
-    backend = RedisCache(
-        url.rsplit("/", 1)[0] + "/" + str(int(url.rsplit("/", 1)[1]) + 1),
-        {"KEY_PREFIX": "test-config-cache"},
-    )
+    # the xdist worker's own Redis database (tests/per_worker.py), keys under a prefix of
+    # their own; the next database would be another worker's, which its tests may flush
+    backend = RedisCache(url, {"KEY_PREFIX": "test-config-cache"})
     yield backend
     backend.delete_many(["stamp", "answer"])
 
