@@ -323,3 +323,17 @@ def test_a_matchs_results_are_home_line_first(api, tournament):
         next(row for row in listed if row["id"] == match.pk),
     ):
         assert [r["line"] for r in body["results"]] == [match.home_id, match.away_id]
+
+
+def test_a_new_lines_club_is_stored_trimmed_and_read_back(api, organizer, db):
+    t = factories.tournament(lines=0, organizer=organizer)
+    client = api(organizer)
+    response = client.post(
+        f"/api/v1/tournaments/{t.pk}/lines/",
+        {"players": [{"name": "Ospite"}], "club": "  Circolo   di Bari "},
+        format="json",
+    )
+    assert response.status_code == 201, response.content
+    listed = client.get(f"/api/v1/tournaments/{t.pk}/lines/").json()
+    rows = listed["results"] if isinstance(listed, dict) else listed
+    assert [r["line"]["club"] for r in rows] == ["Circolo di Bari"]

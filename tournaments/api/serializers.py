@@ -47,7 +47,9 @@ class LineSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Line
-        fields = ["id", "name", "players"]
+        # the club or municipality a line represents is public as its players' clubs are
+        fields = ["id", "name", "club", "players"]
+        read_only_fields = ["club"]
 
 
 class NewPlayerSerializer(serializers.Serializer):
@@ -90,6 +92,12 @@ class AddLineSerializer(serializers.Serializer):
 
     line = serializers.IntegerField(required=False, help_text=_("An existing line's id."))
     name = serializers.CharField(max_length=160, required=False)
+    club = serializers.CharField(
+        max_length=120,
+        required=False,
+        allow_blank=True,
+        help_text=_("The club or municipality a new line represents (kept apart by pairing)."),
+    )
     players = NewPlayerSerializer(many=True, required=False)
     seed = serializers.IntegerField(
         required=False, min_value=1, max_value=entries.MAX_SEED, allow_null=True
@@ -137,7 +145,9 @@ class AddLineSerializer(serializers.Serializer):
             if len({p.pk for p in players}) != len(players):
                 raise serializers.ValidationError({"players": _("A player appears twice.")})
             name = validated_data.get("name") or " / ".join(p.name for p in players)
-            line = Line.objects.create(name=name)
+            line = Line.objects.create(
+                name=name, club=" ".join((validated_data.get("club") or "").split())
+            )
             LineMember.objects.bulk_create(
                 LineMember(line=line, player=p, position=i) for i, p in enumerate(players)
             )
