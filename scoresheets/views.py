@@ -434,22 +434,10 @@ def check_sheet(request, link, match_id):
             raise ResultError(state.sentence)
         if state.code == SheetStep.ENTER:
             reports.save_draft(link, match, typed)
-        progress = results.sheet_progress(
-            match, reports.deals_payload(typed), time_expired=bool(data.get("time_expired"))
-        )
     except ResultError as refusal:
         return JsonResponse({"ok": False, "error": str(refusal)})
     return JsonResponse(
-        {
-            "ok": True,
-            "totals": list(progress.totals),
-            "over": progress.over,
-            "winner": progress.winner_side,
-            "sentence": progress.sentence,
-            "next_tiebreak": progress.next_tiebreak,
-            "needs_last_capture": progress.needs_last_capture,
-            "deals": progress.deals,
-        }
+        reports.sheet_reading(match, typed, time_expired=bool(data.get("time_expired")))
     )
 
 

@@ -28,7 +28,7 @@ from scoresheets.exceptions import ReportError
 from scoresheets.models import PrivateLink, TableReport
 from scoresheets.services.links import Actor
 from tournaments.access import link_may_act
-from tournaments.exceptions import StaleResult
+from tournaments.exceptions import ResultError, StaleResult
 from tournaments.models import Entry, Match, Outcome, ResultVersion, Tournament
 from tournaments.services import changelog, results
 from tournaments.services.results import UNCHECKED, BasedOn, Unchecked
@@ -105,6 +105,26 @@ def deals_payload(typed: Any) -> Any:
             deal["last_capture"] = int(raw["last_capture"])
         deals.append(deal)
     return deals
+
+
+def sheet_reading(match: Match, typed: Any, *, time_expired: bool = False) -> dict[str, Any]:
+    """The server's reading of a sheet as typed so far, as the check URL answers it: totals,
+    whether the match is over, the referee's sentence, what the next deal must be. The phone's
+    port of the referee must give the same offline (tests/scoresheets/test_offline_referee.py)."""
+    try:
+        progress = results.sheet_progress(match, deals_payload(typed), time_expired=time_expired)
+    except ResultError as refusal:
+        return {"ok": False, "error": str(refusal)}
+    return {
+        "ok": True,
+        "totals": list(progress.totals),
+        "over": progress.over,
+        "winner": progress.winner_side,
+        "sentence": progress.sentence,
+        "next_tiebreak": progress.next_tiebreak,
+        "needs_last_capture": progress.needs_last_capture,
+        "deals": progress.deals,
+    }
 
 
 def _number(value: Any) -> Any:

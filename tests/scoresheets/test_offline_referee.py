@@ -22,7 +22,6 @@ from django.utils import translation
 from scopa.variants import get_variant
 from scoresheets.services import reports
 from tests.engine.test_sheet_referee_js import NODE, run_port
-from tournaments.exceptions import ResultError
 from tournaments.models import EndRule, Stage
 from tournaments.services import results
 
@@ -89,22 +88,7 @@ def _typed(rng: random.Random, keys: list[str]) -> list[dict[str, object]]:
 
 
 def _server(match, typed, time_expired):
-    try:
-        progress = results.sheet_progress(
-            match, reports.deals_payload(typed), time_expired=time_expired
-        )
-    except ResultError as refusal:
-        return {"ok": False, "error": str(refusal)}
-    return {
-        "ok": True,
-        "totals": list(progress.totals),
-        "over": progress.over,
-        "winner": progress.winner_side,
-        "sentence": progress.sentence,
-        "next_tiebreak": progress.next_tiebreak,
-        "needs_last_capture": progress.needs_last_capture,
-        "deals": progress.deals,
-    }
+    return reports.sheet_reading(match, typed, time_expired=time_expired)
 
 
 @pytest.mark.parametrize("lang", ["it", "en"])
