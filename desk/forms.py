@@ -500,7 +500,10 @@ class CategoryPlacesField(forms.CharField):
             if not part.strip():
                 continue
             name, sep, count = part.rpartition(":")
-            if not sep or not name.strip() or not count.strip().isdigit() or int(count) < 1:
+            count = count.strip()
+            if not sep or not name.strip() or not count.isascii() or not count.isdigit():
+                count = "0"
+            if int(count) < 1:
                 raise ValidationError(
                     _("Write each category as “name: places”, for example “Donne: 2”."),
                     code="invalid",

@@ -8,6 +8,7 @@ import uuid
 import pytest
 from channels.layers import channel_layers
 from django.test.utils import override_settings
+from django.utils import translation
 
 
 def _redis_url():
@@ -27,6 +28,16 @@ def _fast_password_hasher():
     settings' hashers; a forked daphne inherits this one."""
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _default_language():
+    """Each test starts in the site's language: a request through the test client leaves the
+    language its LocaleMiddleware chose active in the thread, which made a later test's
+    Italian message English depending on which tests ran before it on the same worker."""
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 @pytest.fixture(autouse=True)

@@ -657,6 +657,14 @@ class Stage(models.Model):
 
     def _clean_category_places(self):
         places = self.category_places
+        if self.kind and self.kind not in PAIRED_BY_ROUND:
+            raise ValidationError(
+                {
+                    "category_places": _(
+                        "Only Danish, Swiss and Mitchell stages keep places for categories."
+                    )
+                }
+            )
         if not isinstance(places, dict) or not all(
             isinstance(name, str) and name and type(count) is int and count > 0
             for name, count in places.items()

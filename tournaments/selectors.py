@@ -594,11 +594,13 @@ def qualifying_ranking(stage, tournament) -> QualifyingRanking | None:
     if nxt is not None and nxt.is_knockout:
         # the count set on the stage, or the one the organizer gave when closing it
         going_on = stage.advance_count or _bracket_size(nxt)
+    withdrawn = pairing.withdrawn_ids(tournament.pk)
+    in_draw = [row.line_id for row in ranked if row.line_id not in withdrawn]
     try:
-        going = set(pairing.going_on(stage, [row.line_id for row in ranked], going_on))
+        going = set(pairing.going_on(stage, in_draw, going_on))
     except PairingError:
         # more places kept than lines going on: the desk says so when the stage is closed
-        going = {row.line_id for row in ranked[:going_on]}
+        going = set(in_draw[:going_on])
     rows = [
         {
             "rank": row.rank,

@@ -145,10 +145,12 @@ def test_places_kept_for_categories_are_typed_on_the_desk_as_organizers_name_the
     # the form shows them back as the organizer reads them
     page = client_in.get(edit, HTTP_ACCEPT_LANGUAGE="it").content.decode()
     assert "Femminile: 1" in page
-    # a line without its number of places: refused with the message, nothing changed
-    response = client_in.post(edit, {**fields, "category_places": "Donne"})
-    assert response.status_code == 400
-    assert "Donne: 2" in response.content.decode()
+    # a line without its number of places, or with a digit int() cannot read: refused with
+    # the message, nothing changed
+    for typed in ("Donne", "Donne: ²"):
+        response = client_in.post(edit, {**fields, "category_places": typed})
+        assert response.status_code == 400
+        assert "Donne: 2" in response.content.decode()
     danish.refresh_from_db()
     assert danish.category_places == {"women": 1, "over-63": 2}
 

@@ -203,9 +203,8 @@ def test_the_export_carries_the_rulings_and_the_arrow_switch_and_the_import_rank
             for m in r["matches"]
             if m.get("board_rulings")
         ]
-        assert ruled == [
-            [{"board": 5, "kind": "not_played", "fault": "neither", "note": "mazzo preparato male"}]
-        ]
+        # the director's note stays on the desk: the export is public
+        assert ruled == [[{"board": 5, "kind": "not_played", "fault": "neither"}]]
         assert doc["stages"][0]["duplicate"]["arrow_switch"] is arrow_switch
         copy = import_document(doc, slug=f"copia-{int(arrow_switch)}")
         again = BoardSet.objects.get(stage__tournament=copy)
@@ -236,3 +235,35 @@ def test_a_correction_that_changes_a_duplicate_stages_qualifiers_is_reported_and
     assert {names[line.pk] for line in drift.into} == {"N4"}
     assert lifecycle.reseed_unplayed(stage) >= 1
     assert lifecycle.qualifier_drift(stage) is None
+
+
+@pytest.mark.parametrize(
+    "spoil",
+    [{"fault": "zzz"}, {"kind": "lost"}, {"board": 99}],
+    ids=["fault", "kind", "board"],
+)
+def test_a_file_with_a_ruling_this_product_cannot_score_is_refused(spoil):
+    from tournaments.services.importer import TournamentImportError
+
+    tournament, _stage, _board_set, _names = _example()
+    doc = json.loads(json.dumps(export.build_document(tournament)))
+    ruled = next(
+        m for r in doc["stages"][0]["rounds"] for m in r["matches"] if m.get("board_rulings")
+    )
+    ruled["board_rulings"][0].update(spoil)
+    with pytest.raises(TournamentImportError, match=r"decisione su una smazzata|board ruling"):
+        import_document(doc, slug="copia")
+
+
+def test_a_closed_stages_boards_take_no_ruling_nor_its_withdrawal():
+    _tournament, stage, board_set, _names = _example()
+    ranking = [(r.line, r.score) for r in duplicate.field_ranking(board_set)]
+    ruled = BoardAdjustment.objects.get()
+    Stage.objects.filter(pk=stage.pk).update(status=Stage.Status.CLOSED)
+    match = Match.objects.get(pk=ruled.match_id)
+    other = next(b for b in duplicate.board_numbers_of_match(match) if b != ruled.board)
+    with pytest.raises(BoardRulingError):
+        duplicate.rule_board(match, other, kind="fouled", fault="ns")
+    with pytest.raises(BoardRulingError):
+        duplicate.clear_ruling(match, ruled.board)
+    assert [(r.line, r.score) for r in duplicate.field_ranking(board_set)] == ranking

@@ -171,3 +171,64 @@ def test_more_places_kept_than_lines_going_on_is_refused():
     danish = Stage.objects.get(tournament=tournament, kind=Stage.Kind.DANISH)
     with pytest.raises(StageError):
         stages.update_stage(danish, category_places={"women": 3, "over-63": 2})
+
+
+def test_a_withdrawn_line_takes_no_place_kept_nor_any_other():
+    from tests.pages.factories import play_stage
+    from tournaments import selectors as sel
+    from tournaments.models import Entry, Match
+    from tournaments.services import lifecycle, schedule
+
+    tournament = _day(n_lines=12, mitchell_rounds=1, danish_rounds=1, knockout=4)
+    mitchell, danish, knockout = Stage.objects.filter(tournament=tournament).order_by("order")
+    stages.update_stage(danish, category_places={"Donne": 1})
+    danish.refresh_from_db()
+    pairing.pair_next_round(mitchell)
+    play_stage(mitchell)
+    schedule.close_stage(mitchell)
+    pairing.pair_next_round(danish)
+    play_stage(danish)
+    ranked = [row.line_id for row in pairing.open_standings(danish)]
+    women = ranked[-2:]
+    Entry.objects.filter(tournament=tournament, line_id__in=women).update(category="women")
+    leader, gone_woman = ranked[0], women[0]
+    for line_id in (leader, gone_woman):
+        lifecycle.withdraw_line(tournament, Entry.objects.get(line_id=line_id).line)
+    expected = [*ranked[1:4], women[1]]
+    ranking = sel.qualifying_ranking(danish, tournament)
+    assert [row["line"].pk for row in ranking.rows if row["goes_on"]] == expected
+    schedule.close_stage(danish)
+    first = Match.objects.filter(round__stage=knockout, round__number=1)
+    assert {x for pair in first.values_list("home_id", "away_id") for x in pair} == set(expected)
+
+
+@pytest.mark.parametrize(
+    "places",
+    [{"Donne": 1, "women": 1}, {"women": "2"}, {"women": 0}],
+    ids=["same-category-twice", "text", "zero"],
+)
+def test_kept_places_that_do_not_hold_are_refused(places):
+    tournament = _day(n_lines=8, mitchell_rounds=1, danish_rounds=1, knockout=4)
+    danish = Stage.objects.get(tournament=tournament, kind=Stage.Kind.DANISH)
+    with pytest.raises(StageError):
+        stages.update_stage(danish, category_places=places)
+
+
+def test_only_danish_swiss_and_mitchell_stages_keep_places():
+    tournament = _day(n_lines=8, mitchell_rounds=1, danish_rounds=1, knockout=4)
+    knockout = Stage.objects.get(tournament=tournament, kind=Stage.Kind.KNOCKOUT)
+    with pytest.raises(StageError):
+        stages.update_stage(knockout, category_places={"women": 1})
+
+
+def test_a_file_with_kept_places_that_do_not_hold_is_refused():
+    from tournaments.services.export import build_document
+    from tournaments.services.importer import TournamentImportError, import_document
+
+    tournament = _day(n_lines=8, mitchell_rounds=1, danish_rounds=1, knockout=4)
+    danish = Stage.objects.get(tournament=tournament, kind=Stage.Kind.DANISH)
+    stages.update_stage(danish, category_places={"women": 1})
+    document = build_document(tournament)
+    document["stages"][1]["pairing"]["category_places"] = {"women": "2"}
+    with pytest.raises(TournamentImportError):
+        import_document(document, slug="copia")

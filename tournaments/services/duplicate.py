@@ -354,6 +354,16 @@ def qualifying_lines(board_set: BoardSet, count: int, leave_out: set[int]) -> li
     return chosen
 
 
+def _refuse_closed(match: Match) -> None:
+    """A closed stage's scores are final, as its results are: a knock-out may be seeded from
+    them."""
+    stage = match.round.stage
+    if stage.status == Stage.Status.CLOSED:
+        raise BoardRulingError(
+            _("Stage “%(stage)s” is closed: its boards' scores are final.") % {"stage": stage.name}
+        )
+
+
 @transaction.atomic
 def rule_board(
     match: Match,
@@ -367,6 +377,7 @@ def rule_board(
     """Record the director's ruling on `board` at `match`'s table: it scores the adjusted
     percentages by `fault` instead of the deal stored for it (a ruling again replaces the
     earlier one). Logged like every desk decision."""
+    _refuse_closed(match)
     if board not in board_numbers_of_match(match):
         raise BoardRulingError(
             _("Board %(board)d is not played at this table in this round.") % {"board": board}
@@ -395,6 +406,7 @@ def rule_board(
 @transaction.atomic
 def clear_ruling(match: Match, board: int, *, user: Any = None) -> bool:
     """Withdraw the ruling on `board` at `match`'s table: the deal stored counts again."""
+    _refuse_closed(match)
     deleted, _rows = BoardAdjustment.objects.filter(match=match, board=board).delete()
     if deleted:
         changelog.record(

@@ -214,8 +214,7 @@ def build_document(tournament: Tournament) -> dict:
             **(
                 {
                     "board_rulings": [
-                        {"board": a.board, "kind": a.kind, "fault": a.fault, "note": a.note}
-                        for a in rulings[m.id]
+                        {"board": a.board, "kind": a.kind, "fault": a.fault} for a in rulings[m.id]
                     ]
                 }
                 if rulings.get(m.id)
@@ -350,15 +349,16 @@ def _forbidden_doc(t: Tournament, line_ref: dict) -> list[dict]:
     def number(line_id: int) -> int:
         return int(line_ref[line_id][1:])
 
+    # the organizer's notes ("husband and wife") stay on the desk: the export is public
     pairs = [
-        (sorted((a, b), key=number), note)
-        for a, b, note in ForbiddenPairing.objects.filter(tournament=t).values_list(
-            "line_a_id", "line_b_id", "note"
+        sorted((a, b), key=number)
+        for a, b in ForbiddenPairing.objects.filter(tournament=t).values_list(
+            "line_a_id", "line_b_id"
         )
         if a in line_ref and b in line_ref
     ]
-    pairs.sort(key=lambda item: [number(line) for line in item[0]])
-    return [{"lines": [line_ref[a], line_ref[b]], "note": note} for (a, b), note in pairs]
+    pairs.sort(key=lambda pair: [number(line) for line in pair])
+    return [{"lines": [line_ref[a], line_ref[b]]} for a, b in pairs]
 
 
 def _prizes_doc(t: Tournament, final: list[dict], entry_of: dict, line_ref: dict) -> list[dict]:

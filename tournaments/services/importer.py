@@ -107,6 +107,16 @@ def _pairing_settings(data: dict | None) -> dict:
         "category_places",
     )
     settings = {name: data[name] for name in fields if name in data}
+    if "category_places" in settings:
+        # checked as the desk checks it: the qualification reads these numbers
+        probe = Stage(
+            category_places=settings["category_places"],
+            advance_count=settings.get("advance_count"),
+        )
+        try:
+            probe._clean_category_places()
+        except ValidationError as error:
+            raise TournamentImportError(" ".join(error.messages)) from None
     settings["stage_tiebreaks"] = list(data.get("tiebreaks") or [])
     return settings
 
@@ -167,6 +177,24 @@ def _players(docs: list[dict]) -> dict[str, Player]:
         by_ref[data["ref"]] = player
     _create_all(new)
     return by_ref
+
+
+def _ruling(match: Match, m: dict, data: dict) -> BoardAdjustment:
+    """A board ruling of the file, refused unless it names one of the match's boards and a
+    kind and fault this product knows (the scores read them back)."""
+    board = int(data["board"])
+    if (
+        data.get("kind") not in BoardAdjustment.Kind.values
+        or data.get("fault") not in BoardAdjustment.Fault.values
+        or board not in duplicate.board_numbers_of_match(match)
+    ):
+        raise TournamentImportError(
+            _("Match %(ref)s: a board ruling names an unknown board, kind or fault.")
+            % {"ref": m["ref"]}
+        )
+    return BoardAdjustment(
+        match=match, board=board, kind=data["kind"], fault=data["fault"], note=data.get("note", "")
+    )
 
 
 def _date(value):
@@ -545,17 +573,7 @@ def _import(doc: dict, slug: str | None) -> Tournament:
         for p in m.get("penalties") or []
     )
     # a duplicate board's rulings: they replace the board's deal in the scores against the field
-    _create_all(
-        BoardAdjustment(
-            match=match,
-            board=int(a["board"]),
-            kind=a["kind"],
-            fault=a["fault"],
-            note=a.get("note", ""),
-        )
-        for match, m in links
-        for a in m.get("board_rulings") or []
-    )
+    _create_all(_ruling(match, m, a) for match, m in links for a in m.get("board_rulings") or [])
     Stage.objects.filter(pk__in=closed).update(status=Stage.Status.CLOSED)
     _check_reproduced(links, lines)
     ChangeLog.objects.create(

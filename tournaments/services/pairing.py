@@ -787,12 +787,22 @@ def open_seeds(stage, count) -> list[int]:
     """The ``count`` lines of a Danish/Swiss/Mitchell stage that seed a knock-out, best first:
     its top lines, with the places the stage keeps for categories given to each category's
     best lines (``algorithms.qualification``)."""
-    rows = open_standings(stage)
+    withdrawn = withdrawn_ids(stage.tournament_id)
+    # a line withdrawn before the next stage starts is left out of its draw
+    rows = [row for row in open_standings(stage) if row.line_id not in withdrawn]
     if len(rows) < count:
         raise PairingError(
             _("Stage “%(stage)s” has fewer than %(n)d lines.") % {"stage": stage.name, "n": count}
         )
     return going_on(stage, [row.line_id for row in rows], count)
+
+
+def withdrawn_ids(tournament_id: int) -> set[int]:
+    return set(
+        Entry.objects.filter(tournament_id=tournament_id, withdrawn=True).values_list(
+            "line_id", flat=True
+        )
+    )
 
 
 def going_on(stage, ranked_ids: list[int], count: int) -> list[int]:

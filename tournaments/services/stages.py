@@ -107,7 +107,15 @@ def _category_places(value: Any) -> Any:
     "women"); anything else is left for the stage's validation to refuse."""
     if not isinstance(value, dict):
         return value or {}
-    return {normalize_category(str(name)): count for name, count in value.items()}
+    places: dict[str, Any] = {}
+    for name, count in value.items():
+        category = normalize_category(str(name))
+        if category in places:
+            raise StageError(
+                _("“%(name)s” names a category already given a number of places.") % {"name": name}
+            )
+        places[category] = count
+    return places
 
 
 def _apply(stage: Stage, fields: dict[str, Any]) -> list[str]:
