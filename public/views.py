@@ -272,7 +272,8 @@ def match_page(request, slug, match_id):
 
     def build():
         match = sel.get_match(tournament, match_id)
-        deals = sel.match_deals(match)
+        secret = sel.secret_deal_numbers(match)
+        deals = [row for row in sel.match_deals(match) if row["number"] not in secret]
         categories = sel.breakdown_categories(deals, tournament.variant, tournament.options)
         for row in deals:
             for side in ("home", "away"):
@@ -293,6 +294,7 @@ def match_page(request, slug, match_id):
             "tournament": tournament,
             "match": match,
             "deals": deals,
+            "secret_deals": len(secret),
             "categories": categories,
             "category_labels": [_category_label(c) for c in categories],
             "submission": submission,

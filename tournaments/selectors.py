@@ -872,6 +872,22 @@ def has_secret_boards(match):
     return bool(set(duplicate.board_numbers_of_match(match)) - duplicate.open_boards(board_set))
 
 
+def secret_deal_numbers(match) -> set[int]:
+    """The deals of a duplicate table whose board some other table has still to play (deal i
+    is the table's i-th board): their points and categories would tell that table how the
+    board goes, so pages and the API show them only once the board is open."""
+    from tournaments.services import duplicate
+
+    if match.round.stage.kind != Stage.Kind.DUPLICATE:
+        return set()
+    board_set = _duplicate_of(match.round.stage)
+    if board_set is None:
+        return set()
+    shown = duplicate.open_boards(board_set)
+    numbers = duplicate.board_numbers_of_match(match)
+    return {index for index, board in enumerate(numbers) if board not in shown}
+
+
 def board_traveller(stage, number):
     """A board's traveller: every table's result on it with each line's score against the
     field, or Http404 while the board is secret (some table holding it has no result) or does

@@ -161,7 +161,14 @@ def test_a_match_page_hides_its_replay_while_its_boards_are_secret(client):
     url = reverse("public:match", args=[tournament.slug, match.pk])
     text = client.get(url, **EN).content.decode()
     assert "replay-timeline" not in text and "once every table has played" in text
+    # nor its deals' points and categories (who took the settebello), on the page or the API
+    assert "Points of each deal" not in text
+    assert "2 deals are shown once every table has played their boards" in text
+    api = client.get(f"/api/v1/matches/{match.pk}/").json()
+    assert api["deals"] == []
     other = Match.objects.get(round__stage=stage, round__number=4, table_number=2)
     results.save_result(other, deals((1, 2), (3, 0)))
     text = client.get(url, **EN).content.decode()
     assert "replay-timeline" in text
+    assert "Points of each deal" in text and "are shown once every table" not in text
+    assert len(client.get(f"/api/v1/matches/{match.pk}/").json()["deals"]) == 4

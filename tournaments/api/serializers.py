@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from tournaments import access, standings_columns
+from tournaments import selectors as sel
 from tournaments.models import (
     ID_MAX,
     Entry,
@@ -378,6 +379,8 @@ class MatchSerializer(serializers.ModelSerializer):
         else:
             deals = deals_of_match(match)
         lines = (match.home_id, match.away_id)
+        # a duplicate table's deals on boards other tables have still to play stay out
+        secret = sel.secret_deal_numbers(match)
         return [
             {
                 "number": deal.number,
@@ -388,6 +391,7 @@ class MatchSerializer(serializers.ModelSerializer):
                 "is_penalty": deal.is_penalty,
             }
             for deal in deals
+            if deal.number not in secret
             for side in (0, 1)
         ]
 
