@@ -654,6 +654,10 @@ class Stage(models.Model):
             raise ValidationError({"bye_vp": _("Give the VP score of a bye.")})
         if self.category_places:
             self._clean_category_places()
+        if self.keep_clubs_apart and self.kind not in (self.Kind.MITCHELL, self.Kind.DANISH):
+            raise ValidationError(
+                {"keep_clubs_apart": _("Only Mitchell and Danish stages keep clubs apart.")}
+            )
 
     def _clean_category_places(self):
         places = self.category_places

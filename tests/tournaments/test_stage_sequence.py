@@ -232,3 +232,14 @@ def test_a_file_with_kept_places_that_do_not_hold_is_refused():
     document["stages"][1]["pairing"]["category_places"] = {"women": "2"}
     with pytest.raises(TournamentImportError):
         import_document(document, slug="copia")
+
+
+def test_only_mitchell_and_danish_stages_keep_clubs_apart():
+    tournament = _day(n_lines=8, mitchell_rounds=1, danish_rounds=1, knockout=4)
+    knockout = Stage.objects.get(tournament=tournament, kind=Stage.Kind.KNOCKOUT)
+    with pytest.raises(StageError):
+        stages.update_stage(knockout, keep_clubs_apart=True)
+    danish = Stage.objects.get(tournament=tournament, kind=Stage.Kind.DANISH)
+    stages.update_stage(danish, keep_clubs_apart=True)
+    danish.refresh_from_db()
+    assert danish.keep_clubs_apart
