@@ -153,11 +153,16 @@ def not_modified(request, etag):
     return etag in [tag.strip() for tag in header.split(",")] if header else False
 
 
-def mark_cacheable(response, etag, version):
+def mark_cacheable(request, response, etag, version):
     response["ETag"] = etag
     response[VERSION_HEADER] = str(version)
     # private: the page carries the language form's CSRF token, so only the browser keeps it
-    patch_cache_control(response, private=True, max_age=BROWSER_MAX_AGE)
+    if request.headers.get("HX-Request"):
+        # a fragment is what a live page polls while its socket is down: asked again each time
+        # (a 304 when unchanged), or a result would wait out the browser's copy
+        patch_cache_control(response, private=True, no_cache=True)
+    else:
+        patch_cache_control(response, private=True, max_age=BROWSER_MAX_AGE)
     patch_vary_headers(response, ["Accept-Encoding", "Accept-Language", "Cookie", "HX-Request"])
     return response
 
@@ -225,7 +230,7 @@ def answer_from_cache(request, slug):
         return None
     etag = etag_for(stamp, request)
     if not_modified(request, etag):
-        return mark_cacheable(HttpResponseNotModified(), etag, stamp.version)
+        return mark_cacheable(request, HttpResponseNotModified(), etag, stamp.version)
     return _answer(request, found.get(answer_key), etag, encoding)
 
 
@@ -248,7 +253,7 @@ def _answer(request, kept, etag, encoding):
     else:
         token = get_token(request).encode() if len(body) > 1 else b""
         response = HttpResponse(token.join(body))
-    return mark_cacheable(response, etag, version)
+    return mark_cacheable(request, response, etag, version)
 
 
 def from_cache(view):

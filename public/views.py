@@ -36,7 +36,7 @@ def _page(request, tournament, name, build, *args, extra=None):
     stamp = caching.stamp_of(tournament)
     etag = caching.etag_for(stamp, request)
     if caching.not_modified(request, etag):
-        return caching.mark_cacheable(HttpResponseNotModified(), etag, stamp.version)
+        return caching.mark_cacheable(request, HttpResponseNotModified(), etag, stamp.version)
     kept = caching.kept_answer(request, tournament.slug, stamp, etag)
     if kept is not None:  # the stamp from the database, the rest from the cache
         return kept
@@ -59,7 +59,7 @@ def _page(request, tournament, name, build, *args, extra=None):
     if not fragment.fresh:
         return caching.mark_not_cacheable(response, fragment.version)
     caching.keep_answer(request, tournament.slug, stamp, etag, response)
-    return caching.mark_cacheable(response, etag, stamp.version)
+    return caching.mark_cacheable(request, response, etag, stamp.version)
 
 
 @require_safe

@@ -143,6 +143,10 @@ def test_etag_and_htmx_fragment(client):
     fragment = client.get(url, HTTP_HX_REQUEST="true")
     assert fragment.status_code == 200
     assert b"<html" not in fragment.content and b"<h1>" in fragment.content
+    # the fragment a live page polls is asked again each time, never reused for max-age
+    assert "no-cache" in fragment["Cache-Control"] and "max-age" not in fragment["Cache-Control"]
+    again = client.get(url, HTTP_HX_REQUEST="true", HTTP_IF_NONE_MATCH=fragment["ETag"])
+    assert again.status_code == 304
     assert b'hx-trigger="every 15s"' in first.content  # a running tournament polls
 
 
