@@ -342,6 +342,7 @@ def screen_of(html: str) -> dict[str, int]:
     key = hash(html)
     if key not in _parsed:
         _parsed[key] = {m.group(1): hash(m.group(0).strip()) for m in ROW.finditer(html)}
+
     return _parsed[key]
 
 
@@ -369,9 +370,10 @@ class Spectator:
 
     def note(self, rows: dict[str, int], now: float) -> None:
         """Record, for the watched rows, when the screen came to hold what."""
-        for row_id in self.bench.watched:
+        watched = self.bench.watched
+        for row_id in rows if len(rows) < len(watched) else watched:
             value = rows.get(row_id)
-            if value is not None and value != self.row(row_id):
+            if value is not None and row_id in watched and value != self.row(row_id):
                 self.held.setdefault(row_id, []).append((value, now))
 
     def show(self, html: str, now: float) -> None:
@@ -512,6 +514,85 @@ class Venue:
     bytes_before: dict[int, int] = field(default_factory=dict)
 
 
+# --------------------------------------------------------------------------- real pages
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Once the page has loaded: the text of every watched row; after each change to the document,
+# a watched row whose text differs is reported once (live.js swaps rows, or the whole fragment).
+ROW_WATCH = """
+(watched) => {
+  const before = {};
+  const told = new Set();
+  for (const id of watched) {
+    const row = document.getElementById(id);
+    before[id] = row ? row.textContent : null;
+  }
+  new MutationObserver(() => {
+    for (const id of watched) {
+      if (told.has(id)) continue;
+      const row = document.getElementById(id);
+      if (row && row.textContent !== before[id]) {
+        told.add(id);
+        window.__venueRow(id);
+      }
+    }
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+}
+"""
+
+
+class Chromium:
+    """``n`` real pages of the round in headless Chromium, their CPU throttled 4x as a phone's
+    (CDP ``Emulation.setCPUThrottlingRate``); each reports when a watched row's new content is
+    in its DOM."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.held: list[dict[str, float]] = [{} for _ in range(n)]
+        self.playwright: Any = None
+        self.browser: Any = None
+
+    async def open(self, url: str, watched: list[str]) -> int:
+        from playwright.async_api import async_playwright
+
+        self.playwright = await async_playwright().start()
+        self.browser = await self.playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS
+        )
+        pushing = 0
+        for index in range(self.n):
+            context = await self.browser.new_context(locale="it-IT")
+            held = self.held[index]
+            await context.expose_function(
+                "__venueRow", lambda row_id, held=held: held.setdefault(row_id, time.perf_counter())
+            )
+            page = await context.new_page()
+            cdp = await context.new_cdp_session(page)
+            await cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
+            await page.goto(url, wait_until="load", timeout=120_000)
+            await page.evaluate(ROW_WATCH, watched)
+            with contextlib.suppress(Exception):
+                await page.wait_for_selector("#live[data-live-state=push]", timeout=30_000)
+                pushing += 1
+        return pushing
+
+    async def close(self) -> None:
+        if self.browser is not None:
+            await self.browser.close()
+        if self.playwright is not None:
+            await self.playwright.stop()
+
+
 # --------------------------------------------------------------------------- the servers
 
 
@@ -579,7 +660,8 @@ def start_servers(args: argparse.Namespace, env: dict[str, str], limit: int) -> 
         )
         push_ports.append(port)
     worker = None
-    if not args.no_worker:
+    if not args.no_worker:  # its output (Celery's warning about root, errors) in a file
+        log = open(f"/tmp/venue-worker-{os.getpid()}.log", "wb")  # noqa: SIM115
         worker = subprocess.Popen(
             [
                 str(bin_dir / "celery"),
@@ -595,8 +677,10 @@ def start_servers(args: argparse.Namespace, env: dict[str, str], limit: int) -> 
             ],
             cwd=ROOT,
             env=env,
-            stdout=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
         )
+        print(f"the worker's output: {log.name}")
     deadline = time.monotonic() + 90
     wait_for(web_port, deadline, "gunicorn")
     for port in push_ports:
@@ -684,7 +768,17 @@ async def venue(
         flush=True,
     )
 
+    chromium = Chromium(args.chromium)
+    if args.chromium:
+        # no proxy sends /ws/ to daphne here: the real pages are served whole by daphne
+        # (config.asgi serves HTTP too), so their socket is on the same host and port
+        pushing = await chromium.open(
+            f"http://127.0.0.1:{servers.push_ports[0]}{path}", sorted(bench.watched)
+        )
+        print(f"{pushing}/{args.chromium} Chromium pages (CPU throttled 4x) on the socket")
+
     def roles() -> dict[str, list[int]]:
+        own = set(children(os.getpid())) - {os.getpid()}
         found = {
             "gunicorn": children(servers.web.pid),
             "daphne": [p.pid for p in servers.push],
@@ -693,6 +787,8 @@ async def venue(
             "spectators (this process)": [os.getpid()],
             "phones": [phone_process.pid] if phone_process.pid else [],
         }
+        if args.chromium:  # the browser's processes and Playwright's driver, this one's children
+            found["Chromium"] = sorted(own - set(found["phones"]))
         redis = redis_pid(os.environ.get("CHANNEL_LAYER_URL", ""))
         if redis:
             found["Redis (whole server, shared)"] = [redis]
@@ -750,6 +846,7 @@ async def venue(
     _s, _h, body, _w = await http_get(servers.web_port, path, bench.page_headers)
     final = screen_of(body.decode())
     bench.stopping = True
+    await chromium.close()
     for runner in runners:
         runner.cancel()
     await asyncio.gather(*runners, return_exceptions=True)
@@ -800,6 +897,19 @@ async def venue(
     print(f"CPU seconds over the {entry_s:.1f} s of entry (per result):")
     for role, seconds in spent.items():
         print(f"  {role}: {seconds:.2f} s ({seconds / max(len(records), 1):.3f} s)")
+    if args.chromium:
+        real, absent = [], 0
+        for record in ok:
+            for held in chromium.held:
+                row_id = f"m-{record['match']}"
+                if row_id in held:
+                    real.append((held[row_id] - record["sent"]) * 1000)
+                else:
+                    absent += 1
+        print(
+            f"countersign -> new row in a Chromium page's DOM: {spread(real)}; "
+            f"missing {absent} of {len(ok) * args.chromium}"
+        )
     print(f"load average at start {load_start}, at end {load_end}")
 
 
@@ -824,6 +934,12 @@ def main() -> None:
         default=1,
         help="gunicorn workers and daphne processes (no proxy: spectators are "
         "spread over the daphne ports)",
+    )
+    parser.add_argument(
+        "--chromium",
+        type=int,
+        default=0,
+        help="real Chromium pages among the screens (CPU throttled 4x)",
     )
     parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
     parser.add_argument("--phones", type=int, default=8, help="concurrent phones at --pace max")
@@ -866,6 +982,11 @@ def main() -> None:
     test_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     servers = None
     try:
+        from django.core.cache import cache
+
+        # The throwaway database numbers its rows as the last run's did: the pages and rows that
+        # run left in the shared cache would be served as this one's. CACHE_URL is the bench's.
+        cache.clear()
         started = time.perf_counter()
         path, cards = build_open(args.lines, args.results, random.Random(args.seed))
         print(
