@@ -30,13 +30,18 @@ phone sends its countersignature to the moment a spectator holds the row's final
 exact text the round page shows at the end of the run, applied from a pushed row or from a
 refetched fragment; the time to lay the page out in a browser is not in it); p50/p95/max over
 every (result, spectator) pair, and the socket message's own arrival beside it. A pair that
-never holds the final content is a **missing delivery**. Also: the phone requests' times (save
-p95), bytes per result per spectator (WebSocket payloads plus HTTP responses as they came on the
-wire), failed handshakes, CPU seconds per process over the entry phase (gunicorn, daphne, the
-worker, the PostgreSQL backends of the bench's database, the whole shared Redis server, the
-spectators' process, the phones' process), daphne's memory per socket, and the load average at
-start and end. Every client runs on the same two cores as the servers: read their CPU beside
-the servers'.
+never holds the final content ``--drain-s`` seconds after the last result is a **missing
+delivery**. Also: the phone requests' times (each save's p95), bytes per result per spectator
+(WebSocket payloads plus HTTP responses as they came on the wire), failed handshakes, CPU
+seconds per process from the first result until every screen holds the last one (gunicorn,
+daphne, the worker, the PostgreSQL backends of the bench's database, the whole Redis server,
+shared with other users, the spectators' process, the phones' process), daphne's memory per
+socket, and the load average at start and end. Every client runs on the same two cores as the
+servers: read their CPU beside the servers'.
+
+``--chromium M`` adds M real pages in headless Chromium, CPU throttled 4x as a phone's (CDP
+``Emulation.setCPUThrottlingRate``), reporting when the new row is in their DOM. No proxy routes
+``/ws/`` here, so daphne serves those pages whole (``config.asgi`` serves HTTP too).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/scopa_bench \\
     CHANNEL_LAYER_URL=redis://127.0.0.1:6379/9 CACHE_URL=redis://127.0.0.1:6379/10 \\
@@ -830,7 +835,6 @@ async def venue(
         if len(records) % max(1, n // 10) == 0:
             print(f"  {len(records)}/{n} results entered", flush=True)
     entered_at = time.perf_counter()
-    spent = cpu.since(roles())  # the entry phase, without the drain below
     entry_s = entered_at - begin
     watched = bench.watched
 
@@ -839,6 +843,8 @@ async def venue(
 
     while not all_changed() and time.perf_counter() - entered_at < args.drain_s:
         await asyncio.sleep(0.2)
+    spent = cpu.since(roles())  # entry, and the deliveries still under way when it ended
+    drained_s = time.perf_counter() - begin
     bench.measuring = False
     phone_process.join(timeout=10)
 
@@ -894,7 +900,7 @@ async def venue(
         f"({bench.http_errors} failed)"
     )
     print(f"bytes per result per spectator: {received / pairs:.0f} (WebSocket payload + HTTP)")
-    print(f"CPU seconds over the {entry_s:.1f} s of entry (per result):")
+    print(f"CPU seconds over the {drained_s:.1f} s of entry and delivery (per result):")
     for role, seconds in spent.items():
         print(f"  {role}: {seconds:.2f} s ({seconds / max(len(records), 1):.3f} s)")
     if args.chromium:
