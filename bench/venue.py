@@ -720,7 +720,8 @@ def postgres_backends(database: str) -> list[int]:
 
 
 class Cpu:
-    """CPU seconds per role over the entry phase, from /proc (processes alive at either end)."""
+    """CPU seconds per role over the entry phase, from /proc: processes alive at the end (those
+    born meanwhile counted whole); those that exited meanwhile are not counted."""
 
     def __init__(self, roles: dict[str, list[int]]) -> None:
         self.start = {role: {pid: cpu_s(pid) for pid in pids} for role, pids in roles.items()}
@@ -729,7 +730,12 @@ class Cpu:
         spent = {}
         for role, pids in roles.items():
             before = self.start.get(role, {})
-            spent[role] = sum(cpu_s(pid) - before.get(pid, 0.0) for pid in set(pids) | set(before))
+            # a process gone meanwhile (a database connection closed) is left out: /proc no
+            # longer says what it spent, and its start figure must not count against the rest
+            spent[role] = sum(
+                max(0.0, cpu_s(pid) - before.get(pid, 0.0)) if Path(f"/proc/{pid}").exists() else 0
+                for pid in set(pids) | set(before)
+            )
         return spent
 
 
@@ -883,6 +889,8 @@ async def venue(
         f"{len(ok)}/{len(records)} results in force through the phones in {entry_s:.1f} s "
         f"({len(records) - len(ok)} refused or failed)"
     )
+    for record in [r for r in records if not r.get("ok")][:3]:
+        print(f"  failed: match {record['match']}: {record.get('error') or record['timings']}")
     for kind, values in kinds.items():
         print(
             f"  phone {kind}: {len(values)} requests, {spread(values)}"
