@@ -581,6 +581,7 @@ def qualifying_ranking(stage, tournament) -> QualifyingRanking | None:
     """``pairing.open_standings`` (what ``close_stage`` seeds a knock-out from), as rows."""
     from tournaments.services import pairing
     from tournaments.services import stages as stage_service
+    from tournaments.services.entries import withdrawn_line_ids
 
     if not stage.is_paired_by_round:
         return None
@@ -594,7 +595,7 @@ def qualifying_ranking(stage, tournament) -> QualifyingRanking | None:
     if nxt is not None and nxt.is_knockout:
         # the count set on the stage, or the one the organizer gave when closing it
         going_on = stage.advance_count or _bracket_size(nxt)
-    withdrawn = pairing.withdrawn_ids(tournament.pk)
+    withdrawn = withdrawn_line_ids(tournament)
     in_draw = [row.line_id for row in ranked if row.line_id not in withdrawn]
     try:
         going = set(pairing.going_on(stage, in_draw, going_on))

@@ -117,6 +117,7 @@ def _missing_message(round_row, missing):
 def _lifecycle_context(tournament, stages):
     """Changed qualifiers per stage and the knock-out matches they mark (the stage lifecycle)."""
     from tournaments.services import lifecycle
+    from tournaments.services.entries import withdrawn_line_ids
 
     drifts = {}
     for stage in stages:
@@ -129,7 +130,7 @@ def _lifecycle_context(tournament, stages):
         "drifts": list(drifts.values()),
         "marked_ids": marked,
         "any_round": any(stage.n_rounds for stage in stages),
-        "withdrawn_ids": lifecycle.withdrawn_line_ids(tournament),
+        "withdrawn_ids": withdrawn_line_ids(tournament),
     }
 
 

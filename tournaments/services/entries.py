@@ -446,3 +446,13 @@ def edit_line(
         tournament, "line.edited", user=user, line=line.pk, line_name=name, before=before
     )
     return entry
+
+
+def withdrawn_line_ids(tournament) -> set[int]:
+    """The lines withdrawn from ``tournament`` (an instance or its id): out of every draw and
+    every seeding still to come."""
+    return set(
+        Entry.objects.filter(tournament=tournament, withdrawn=True).values_list(
+            "line_id", flat=True
+        )
+    )

@@ -29,6 +29,7 @@ from tournaments.models import (
     Tournament,
 )
 from tournaments.services import changelog, qualification
+from tournaments.services.entries import withdrawn_line_ids
 
 logger = logging.getLogger(__name__)
 
@@ -405,14 +406,6 @@ def reinstate_line(tournament, line, *, user=None) -> Entry:
     entry.save(update_fields=["withdrawn"])
     changelog.record(tournament, "line.reinstated", user=user, line=line.pk, line_name=line.name)
     return entry
-
-
-def withdrawn_line_ids(tournament) -> set[int]:
-    return set(
-        Entry.objects.filter(tournament=tournament, withdrawn=True).values_list(
-            "line_id", flat=True
-        )
-    )
 
 
 def forfeit_withdrawn(match) -> None:

@@ -47,6 +47,7 @@ from tournaments.models import (
     Stage,
 )
 from tournaments.services import changelog, results
+from tournaments.services.entries import withdrawn_line_ids
 from tournaments.services.stages import counted_stages
 from tournaments.services.standings import played_matches
 from tournaments.signals import results_changed
@@ -374,11 +375,7 @@ def _add_late_entries(stage, group, next_number, user):
 
 
 def _playing(group):
-    withdrawn = set(
-        Entry.objects.filter(tournament=group.stage.tournament, withdrawn=True).values_list(
-            "line_id", flat=True
-        )
-    )
+    withdrawn = withdrawn_line_ids(group.stage.tournament_id)
     return [m.line_id for m in group.members.order_by("position") if m.line_id not in withdrawn]
 
 
@@ -787,7 +784,7 @@ def open_seeds(stage, count) -> list[int]:
     """The ``count`` lines of a Danish/Swiss/Mitchell stage that seed a knock-out, best first:
     its top lines, with the places the stage keeps for categories given to each category's
     best lines (``algorithms.qualification``)."""
-    withdrawn = withdrawn_ids(stage.tournament_id)
+    withdrawn = withdrawn_line_ids(stage.tournament_id)
     # a line withdrawn before the next stage starts is left out of its draw
     rows = [row for row in open_standings(stage) if row.line_id not in withdrawn]
     if len(rows) < count:
@@ -795,14 +792,6 @@ def open_seeds(stage, count) -> list[int]:
             _("Stage “%(stage)s” has fewer than %(n)d lines.") % {"stage": stage.name, "n": count}
         )
     return going_on(stage, [row.line_id for row in rows], count)
-
-
-def withdrawn_ids(tournament_id: int) -> set[int]:
-    return set(
-        Entry.objects.filter(tournament_id=tournament_id, withdrawn=True).values_list(
-            "line_id", flat=True
-        )
-    )
 
 
 def going_on(stage, ranked_ids: list[int], count: int) -> list[int]:

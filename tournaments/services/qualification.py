@@ -12,18 +12,10 @@ from django.utils.translation import gettext as _
 
 from tournaments.algorithms import bracket
 from tournaments.exceptions import ScheduleError
-from tournaments.models import Entry
+from tournaments.services.entries import withdrawn_line_ids
 from tournaments.services.standings import stage_standings
 
 logger = logging.getLogger(__name__)
-
-
-def _withdrawn(stage):
-    return set(
-        Entry.objects.filter(tournament=stage.tournament, withdrawn=True).values_list(
-            "line_id", flat=True
-        )
-    )
 
 
 def duplicate_seeds(stage, count):
@@ -36,14 +28,14 @@ def duplicate_seeds(stage, count):
     board_set = BoardSet.objects.filter(stage=stage).select_related("stage__tournament").first()
     if board_set is None:
         raise ScheduleError(_("Draw the boards of “%(stage)s” first.") % {"stage": stage.name})
-    ids = duplicate.qualifying_lines(board_set, count, _withdrawn(stage))
+    ids = duplicate.qualifying_lines(board_set, count, withdrawn_line_ids(stage.tournament_id))
     lines = Line.objects.in_bulk(ids)
     return [lines[line_id] for line_id in ids]
 
 
 def crossed_seeds(stage, per_group):
     """Seeds for the next stage: the top ``per_group`` of each group, crossed (A1 v B2 …)."""
-    withdrawn = _withdrawn(stage)
+    withdrawn = withdrawn_line_ids(stage.tournament_id)
     rankings = []
     for group, rows in stage_standings(stage):
         # a line withdrawn before the next stage starts is left out of its draw

@@ -15,7 +15,7 @@ def withdrawn_ids(tournament):
     """The withdrawn lines of ``tournament``, read once per tournament object."""
     ids = getattr(tournament, "_withdrawn_line_ids", None)
     if ids is None:
-        from tournaments.services.lifecycle import withdrawn_line_ids
+        from tournaments.services.entries import withdrawn_line_ids
 
         ids = withdrawn_line_ids(tournament)
         tournament._withdrawn_line_ids = ids
