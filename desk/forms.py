@@ -501,9 +501,8 @@ class CategoryPlacesField(forms.CharField):
                 continue
             name, sep, count = part.rpartition(":")
             count = count.strip()
-            if not sep or not name.strip() or not count.isascii() or not count.isdigit():
-                count = "0"
-            if int(count) < 1:
+            # ASCII digits only: "²" is a digit to str.isdigit() but not to int()
+            if not (sep and name.strip() and count.isascii() and count.isdigit() and int(count)):
                 raise ValidationError(
                     _("Write each category as “name: places”, for example “Donne: 2”."),
                     code="invalid",

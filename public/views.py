@@ -282,7 +282,7 @@ def match_page(request, slug, match_id):
                 row[f"{side}_cells"] = [breakdown.get(c, 0) for c in categories]
         timeline, faces, replay_error = None, None, ""
         submission = record_selectors.standing_submission(match)
-        if submission is not None and sel.has_secret_boards(match):
+        if submission is not None and secret:
             # a duplicate table's cards stay secret until every table has played its boards
             replay_error = _("The replay is shown once every table has played this match's boards.")
         elif submission is not None:

@@ -860,23 +860,11 @@ def _match_of_tables(stage):
     }
 
 
-def has_secret_boards(match):
-    """Whether ``match`` is a duplicate table holding a board some other table has still to
-    play (its replay would show those cards)."""
-    from tournaments.services import duplicate
-
-    if match.round.stage.kind != Stage.Kind.DUPLICATE:
-        return False
-    board_set = _duplicate_of(match.round.stage)
-    if board_set is None:
-        return False
-    return bool(set(duplicate.board_numbers_of_match(match)) - duplicate.open_boards(board_set))
-
-
 def secret_deal_numbers(match) -> set[int]:
     """The deals of a duplicate table whose board some other table has still to play (deal i
-    is the table's i-th board): their points and categories would tell that table how the
-    board goes, so pages and the API show them only once the board is open."""
+    is the table's i-th board): their points and categories, and the replay's cards, would
+    tell that table how the board goes, so pages and the API show them only once the board is
+    open. Empty outside a duplicate stage."""
     from tournaments.services import duplicate
 
     if match.round.stage.kind != Stage.Kind.DUPLICATE:
