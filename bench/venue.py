@@ -521,17 +521,6 @@ class Venue:
 
 # --------------------------------------------------------------------------- real pages
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # Once the page has loaded: the text of every watched row; after each change to the document,
 # a watched row whose text differs is reported once (live.js swaps rows, or the whole fragment).
 ROW_WATCH = """
@@ -569,6 +558,9 @@ class Chromium:
 
     async def open(self, url: str, watched: list[str]) -> int:
         from playwright.async_api import async_playwright
+
+        # the browser tests' Chromium, launched as they launch it
+        from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 
         self.playwright = await async_playwright().start()
         self.browser = await self.playwright.chromium.launch(
