@@ -99,8 +99,15 @@ def clear_ruling(request, slug, match_id, board):
     match = sel.desk_match(tournament, match_id)
     if not duplicate.board_numbers_of_match(match):
         raise Http404("Not a match of a duplicate stage")
-    if duplicate.clear_ruling(match, board, user=request.user):
-        messages.success(request, _("Board %(board)d counts its deal again.") % {"board": board})
+    try:
+        cleared = duplicate.clear_ruling(match, board, user=request.user)
+    except TournamentError as error:  # a closed stage's scores are final
+        messages.error(request, str(error))
     else:
-        messages.error(request, _("Board %(board)d had no ruling.") % {"board": board})
+        if cleared:
+            messages.success(
+                request, _("Board %(board)d counts its deal again.") % {"board": board}
+            )
+        else:
+            messages.error(request, _("Board %(board)d had no ruling.") % {"board": board})
     return redirect("desk:match", slug=tournament.slug, match_id=match.pk)

@@ -85,3 +85,18 @@ def test_the_projector_shows_the_ranking_against_the_field_per_direction(client)
     # N3 (Linea 005) first at 67.36 %, N4 (Linea 007) last at 42.92 %
     assert north_south.index("Linea 005") < north_south.index("Linea 007")
     assert "67.36" in north_south and "42.92" in north_south
+
+
+def test_a_closed_stages_ruling_stays_and_the_desk_says_why(client):
+    from tournaments.models import Stage
+
+    tournament, stage, _board_set, _names = _example()
+    referee, _scorer = _users(tournament)
+    client.force_login(referee)
+    ruled = BoardAdjustment.objects.get()
+    Stage.objects.filter(pk=stage.pk).update(status=Stage.Status.CLOSED)
+    withdraw = reverse("desk:clear-ruling", args=[tournament.slug, ruled.match_id, ruled.board])
+    answer = client.post(withdraw, follow=True, **EN)
+    assert answer.status_code == 200
+    assert "is closed: its boards" in answer.content.decode()
+    assert BoardAdjustment.objects.filter(pk=ruled.pk).exists()
