@@ -480,6 +480,11 @@ class ImportLinesForm(forms.Form):
 # --------------------------------------------------------------------------- stages
 
 
+def errors_sentence(form: forms.BaseForm) -> str:
+    """A refused form's errors as one message, for the desk's flash after a redirect."""
+    return " ".join(str(error) for errors in form.errors.values() for error in errors)
+
+
 class CategoryPlacesField(forms.CharField):
     """Places kept for categories as an organizer writes them, one a line or separated by
     semicolons: "Donne: 2; Over 63: 1" (the service stores each category as entries do)."""

@@ -17,7 +17,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from desk.forms import BoardRulingForm
+from desk.forms import BoardRulingForm, errors_sentence
 from scopa.boards import qr_payload, sheet_text
 from scoresheets.qr import qr_svg
 from tournaments import selectors as sel
@@ -87,7 +87,7 @@ def rule_board(request, slug, match_id):
                 _("Board %(board)d scores the adjusted percentages.") % {"board": data["board"]},
             )
     else:
-        messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
+        messages.error(request, errors_sentence(form))
     return redirect("desk:match", slug=tournament.slug, match_id=match.pk)
 
 

@@ -23,6 +23,7 @@ from desk.forms import (
     LineForm,
     PrizeForm,
     TournamentWizardForm,
+    errors_sentence,
 )
 from tournaments import access
 from tournaments import selectors as sel
@@ -124,7 +125,7 @@ def forbid_pairing(request, slug):
         else:
             messages.success(request, _("The two lines will not be paired together."))
     else:
-        messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
+        messages.error(request, errors_sentence(form))
     return redirect("desk:lines", slug=tournament.slug)
 
 
@@ -156,7 +157,7 @@ def add_line(request, slug):
                 request, _("Line “%(name)s” added.") % {"name": form.cleaned_data["name"]}
             )
     else:
-        messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
+        messages.error(request, errors_sentence(form))
     return redirect("desk:lines", slug=tournament.slug)
 
 

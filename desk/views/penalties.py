@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from desk.forms import PenaltyForm, PenaltyRuleForm
+from desk.forms import PenaltyForm, PenaltyRuleForm, errors_sentence
 from tournaments import access
 from tournaments import selectors as sel
 from tournaments.access import Action, desk_login_required, desk_tournament
@@ -93,7 +93,7 @@ def give_penalty(request, slug, match_id):
                 % {"label": penalty.label, "line": penalty.line.name},
             )
     else:
-        messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
+        messages.error(request, errors_sentence(form))
     return redirect("desk:match", slug=tournament.slug, match_id=match.pk)
 
 

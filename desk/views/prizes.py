@@ -8,7 +8,7 @@ from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from desk.forms import PrizeForm
+from desk.forms import PrizeForm, errors_sentence
 from tournaments.access import Action, desk_login_required, desk_tournament
 from tournaments.exceptions import TournamentError
 from tournaments.services import prizes
@@ -29,7 +29,7 @@ def add_prize(request, slug):
         else:
             messages.success(request, _("Prize “%(label)s” added.") % {"label": prize.label})
     else:
-        messages.error(request, " ".join(str(e) for errs in form.errors.values() for e in errs))
+        messages.error(request, errors_sentence(form))
     return redirect("desk:podium", slug=tournament.slug)
 
 
