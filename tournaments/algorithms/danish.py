@@ -32,7 +32,8 @@ line, so a 500-line open pairs in milliseconds unless the bottom is crowded with
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
@@ -272,6 +273,22 @@ def _pair_even(
     return forced, rematches, meetings
 
 
+def _club_meetings_floor(order: Sequence[L], clubs: Mapping[L, str]) -> Callable[[L], int]:
+    """For a line given the bye, the fewest club-mates' meetings any pairing of the others can
+    have: a club with more lines than all the rest together meets itself at least
+    (its lines − the rest's) / 2 times."""
+    sizes = Counter(clubs.get(line, "") for line in order)
+    sizes.pop("", None)
+    playing = len(order) - 1
+
+    def floor(bye: L) -> int:
+        club = clubs.get(bye, "")
+        largest = max((size - (name == club) for name, size in sizes.items()), default=0)
+        return max(0, (2 * largest - playing) // 2)
+
+    return floor
+
+
 def pair_danish(
     order: Sequence[L],
     met: Collection[tuple[L, L]] | Collection[frozenset[L]] = (),
@@ -307,11 +324,20 @@ def pair_danish(
         found = None
     if bye is not None and (found is None or found[1] or found[2]):
         # another line without a bye may leave a table that pairs without rematches (or
-        # forbidden pairs, or club-mates meeting)
+        # forbidden pairs, or club-mates meeting); a bye that cannot beat what is found is not
+        # tried (each try pairs the whole table: a large club made a 400-line round take 20 s)
         fewest = byes.get(bye, 0)
-        for candidate in reversed(order):
-            if candidate == bye or byes.get(candidate, 0) != fewest:
+        candidates = [line for line in reversed(order) if byes.get(line, 0) == fewest]
+        floor = _club_meetings_floor(order, clubs or {})
+        least = min(floor(line) for line in candidates)
+        for candidate in candidates:
+            if candidate == bye:
                 continue
+            if found is not None and not found[1]:
+                if found[2] <= least:
+                    break  # no bye can do better
+                if found[2] <= floor(candidate):
+                    continue  # this one cannot
             others = [line for line in order if line != candidate]
             try:
                 other = _pair_even(others, met_pairs, forbidden_pairs, club_pairs)
