@@ -2,11 +2,13 @@
 no ``testserver`` by default, the desk after logging in."""
 
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.urls import reverse
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,22 +64,29 @@ def test_check_deploy_flags_the_development_key():
     assert "security.W009" in result.stdout + result.stderr
 
 
+def _settings(monkeypatch, **environment):
+    """The settings module run afresh in this process with ``environment`` (and nothing the
+    test run set for Django): what a server process would load, without starting one."""
+    for name in list(os.environ):
+        if name not in _env():
+            monkeypatch.delenv(name)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    return runpy.run_path(str(ROOT / "config" / "settings.py"))
+
+
 @pytest.mark.parametrize("entry_point", ["config.wsgi", "config.asgi"])
-def test_the_server_refuses_to_start_without_a_secret_key(entry_point):
+def test_the_entry_points_refuse_to_serve_without_a_secret_key(entry_point):
+    """The entry points themselves say they serve the public (a process of its own each)."""
     result = _run(["-c", f"import {entry_point}"], DEBUG="false")
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert "SECRET_KEY" in result.stderr
-    # with a key it starts
-    assert (
-        _run(["-c", f"import {entry_point}"], DEBUG="false", SECRET_KEY=STRONG_KEY).returncode == 0
-    )
 
 
 DEVELOPMENT_KEY = "django-insecure-development-only-set-SECRET_KEY-in-production"
 
 
-@pytest.mark.parametrize("entry_point", ["config.wsgi", "config.asgi"])
 @pytest.mark.parametrize(
     ("variable", "key", "said"),
     [
@@ -88,22 +97,28 @@ DEVELOPMENT_KEY = "django-insecure-development-only-set-SECRET_KEY-in-production
         ("SECRET_KEY_FALLBACKS", f"{STRONG_KEY},short", "fewer than 50"),
     ],
 )
-def test_the_server_refuses_a_known_or_weak_key(entry_point, variable, key, said):
-    """With DEBUG off the entry points refuse the published development key
-    and a key that is short or repetitive, also among the fallbacks, naming the variable."""
+def test_a_server_refuses_a_known_or_weak_key(monkeypatch, variable, key, said):
+    """With DEBUG off a serving process refuses the published development key and a key that
+    is short or repetitive, also among the fallbacks, naming the variable."""
     keys = {"SECRET_KEY": STRONG_KEY, variable: key}
-    result = _run(["-c", f"import {entry_point}"], DEBUG="false", **keys)
-    assert result.returncode != 0
-    assert "ImproperlyConfigured" in result.stderr
-    assert variable in result.stderr and said in result.stderr, result.stderr
+    with pytest.raises(ImproperlyConfigured) as refusal:
+        _settings(monkeypatch, SCOPA_ENTRY_POINT="wsgi", DEBUG="false", **keys)
+    assert variable in str(refusal.value) and said in str(refusal.value)
+
+
+def test_a_server_starts_on_strong_keys_and_a_development_run_on_any(monkeypatch):
+    strong = {"SECRET_KEY": STRONG_KEY, "SECRET_KEY_FALLBACKS": STRONG_KEY[::-1]}
+    assert _settings(monkeypatch, SCOPA_ENTRY_POINT="asgi", DEBUG="false", **strong)["SECRET_KEY"]
+    # DEBUG on (a development server) and the tools (manage.py, no entry point) keep any key
+    assert _settings(monkeypatch, SCOPA_ENTRY_POINT="wsgi", DEBUG="true", SECRET_KEY="abc")
+    assert _settings(monkeypatch, DEBUG="false", SECRET_KEY="abc")["SECRET_KEY"] == "abc"
 
 
 @pytest.mark.parametrize("entry_point", ["config.wsgi", "config.asgi"])
-def test_development_runs_keep_any_key(entry_point):
-    """DEBUG on (a development server) is unchanged: the short key still starts it."""
-    assert _run(["-c", f"import {entry_point}"], DEBUG="true", SECRET_KEY="abc").returncode == 0
+def test_an_entry_point_starts_with_a_strong_key(entry_point):
     fallbacks = {"SECRET_KEY": STRONG_KEY, "SECRET_KEY_FALLBACKS": STRONG_KEY[::-1]}
-    assert _run(["-c", f"import {entry_point}"], DEBUG="false", **fallbacks).returncode == 0
+    result = _run(["-c", f"import {entry_point}"], DEBUG="false", **fallbacks)
+    assert result.returncode == 0, result.stderr
 
 
 def test_production_settings_follow_https():
