@@ -61,19 +61,19 @@ def expected_table(tournament):
     return rows
 
 
-def test_hundreds_of_records_all_verified_and_standings_right(workers, db):
+def test_a_round_robin_of_records_all_verified_and_standings_right(workers, db):
     organizer = factories.user("pipeline-org", is_staff=True)
-    tournament = factories.tournament(lines=20, organizer=organizer)  # 190 matches
+    tournament = factories.tournament(lines=14, organizer=organizer)  # 91 matches
     workers.start()
     ids = submit_all(tournament, organizer)
-    assert len(ids) == 190
+    assert len(ids) == 91
     wait_until_final(ids, workers, timeout=120)
     assert_applied_exactly_once(tournament)
     assert_rated_exactly_once(tournament, workers)
     expected = expected_table(tournament)
     group = tournament.stages.get().groups.get()
     table = group_standings(group)
-    assert len(table) == 20
+    assert len(table) == 14
     for row in table:
         want = expected[row.line.pk]
         got = Counter(
