@@ -326,3 +326,54 @@ def test_background_sync_sends_the_outbox_with_no_page_open(
     page.goto(reverse("table:sheet", args=[f"k{card.pk}", match.pk]))
     page.wait_for_selector("#outbox-status[data-status=waiting]")
     assert ResultVersion.objects.filter(match=match).count() == 1
+
+
+def test_a_login_on_the_phone_does_not_strand_a_typed_sheet(
+    room,  # noqa: F811
+    phone_factory,
+):
+    """A login on the same phone rotates Django's CSRF token under a sheet already typed. The
+    sheet's calls take no such token (the card is their credential): the sheet still arrives,
+    once. (It used to get Django's HTML 403, which the outbox took for a lost connection: "not
+    sent yet" forever.) A refusal nobody can read, twice, says what to do; the page sends it
+    again later."""
+    from django.contrib.auth.models import User
+
+    tournament, match = room
+    card = links.link_for(tournament, match.home)
+    User.objects.create_user("segnapunti", password="tavolo-2026-tavolo")
+    phone = phone_factory()
+    page = phone.open()
+    page.goto(reverse("table:sheet", args=[card.token, match.pk]))
+    for index in range(len(DEALS)):
+        _type_deal(page, index)
+    page.wait_for_selector("#submit-sheet:not([disabled])")
+
+    desk = page.context.new_page()  # the same phone: someone logs in on the desk
+    desk.goto(reverse("desk:login"))
+    desk.fill("#id_username", "segnapunti")
+    desk.fill("#id_password", "tavolo-2026-tavolo")
+    with desk.expect_navigation():
+        desk.locator("main button[type=submit]").click()
+    desk.close()
+
+    sync = f"**/m/{match.pk}/sync/"
+    page.context.route(sync, lambda route: route.fulfill(status=403, body="<h1>403</h1>"))
+    page.click("#submit-sheet")
+    page.wait_for_selector("#outbox-status[data-status=blocked]")
+    assert "Riaprite il link" in page.inner_text("#outbox-status")
+    assert not TableReport.objects.filter(match=match).exclude(state="draft").exists()
+
+    page.context.unroute(sync)
+    # what the page does every 15 seconds, and a page of the app opened again at once: the
+    # blocked sheet goes, from the page rendered before the login
+    _send_now(page)
+    page.wait_for_selector("#outbox-status[data-status=waiting]")
+    assert TableReport.objects.get(match=match, state="awaiting").side == "home"
+    assert ResultVersion.objects.filter(match=match).count() == 1
+
+
+def _send_now(page):
+    """What the page does every few seconds and when the network returns (not awaited: an
+    answer moves the page to where the sheet stands)."""
+    page.evaluate("() => { window.ScopaOutbox.flush(true); }")
