@@ -24,6 +24,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -194,6 +195,48 @@ def _with_link(view=None, *, json_answer=False):
         return view(request, link, *args, **kwargs)
 
     return _throttled(wrapped, json_answer=json_answer)
+
+
+# The JSON calls of the sheet's script (check, submit, sync) do without Django's CSRF token.
+# That token belongs to the browser's session, not to the card: a login on the same phone, a
+# session that ended or a cleared cookie rotates it under a sheet already typed, and a queued
+# sheet sent hours later by the service worker carries the token of the page that queued it.
+# Django then answers an HTML 403 the outbox cannot read, and the sheet stayed "not sent yet"
+# forever. The credential of these calls is the card: its token in the address, or the
+# keychain's cookie (HttpOnly, SameSite=Lax, path /p/), which a cross-site request does not
+# carry. What CSRF protection is still owed (a cookie is sent by the browser by itself, and a
+# desk user's session names who acted) is checked on every call instead, with nothing that
+# expires: the call must come from a page of this site (``Origin`` and ``Sec-Fetch-Site``,
+# when the browser sends them: every current one does), and must not be a request another
+# site's page can make without asking first (a form's or a "simple" request's content types;
+# the script sends JSON, which across origins needs a CORS preflight this site never grants).
+# docs/security.md, "The sheet's calls and CSRF". The answer forms of the sheet page keep
+# Django's token: they are posted from a page just rendered.
+_SIMPLE_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
+
+
+def _from_this_site(view):
+    """Refuse (403, JSON) a call of the sheet's script that another site's page could have
+    made; see the comment above."""
+
+    @wraps(view)
+    def wrapped(request, link, *args, **kwargs):
+        origin = request.headers.get("Origin")
+        fetch_site = request.headers.get("Sec-Fetch-Site")
+        content_type = request.content_type.lower()
+        if (
+            (origin is not None and origin != f"{request.scheme}://{request.get_host()}")
+            or (fetch_site is not None and fetch_site not in ("same-origin", "none"))
+            or content_type in _SIMPLE_TYPES
+        ):
+            return _refusal(
+                _("This request did not come from the score sheet's own page."),
+                403,
+                json_answer=True,
+            )
+        return view(request, link, *args, **kwargs)
+
+    return wrapped
 
 
 def _revoked_sentence(link):
@@ -419,8 +462,10 @@ def _json_body(request):
     return data
 
 
+@csrf_exempt  # the card is the credential: see _from_this_site
 @require_POST
 @_with_link(json_answer=True)
+@_from_this_site
 def check_sheet(request, link, match_id):
     """The server's reading of the sheet as typed so far (totals, over, the referee's
     sentence, what the next deal must be); the draft is kept, so the desk sees the table
@@ -441,8 +486,10 @@ def check_sheet(request, link, match_id):
     )
 
 
+@csrf_exempt  # the card is the credential: see _from_this_site
 @require_POST
 @_with_link(json_answer=True)
+@_from_this_site
 def submit_sheet(request, link, match_id):
     """Submit this side's sheet (JSON); the same ``client_key`` again stores nothing."""
     match = _match(link, match_id)
@@ -573,8 +620,10 @@ def _side_line(match, side):
 # --------------------------------------------------------------------------- the outbox
 
 
+@csrf_exempt  # the card is the credential: see _from_this_site
 @require_POST
 @_with_link(json_answer=True)
+@_from_this_site
 def sync_sheet(request, link, match_id):
     """One send of a sheet from the phone's outbox (``offline.sync``): answered with where the
     sheet stands. 409: refused for good (the match changed), the phone keeps it for the

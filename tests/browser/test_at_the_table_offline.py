@@ -326,3 +326,145 @@ def test_background_sync_sends_the_outbox_with_no_page_open(
     page.goto(reverse("table:sheet", args=[f"k{card.pk}", match.pk]))
     page.wait_for_selector("#outbox-status[data-status=waiting]")
     assert ResultVersion.objects.filter(match=match).count() == 1
+
+
+def test_a_login_on_the_phone_does_not_strand_a_typed_sheet(
+    room,  # noqa: F811
+    phone_factory,
+):
+    """A login on the same phone rotates Django's CSRF token under a sheet already typed. The
+    sheet's calls take no such token (the card is their credential): the sheet still arrives,
+    once. (It used to get Django's HTML 403, which the outbox took for a lost connection: "not
+    sent yet" forever.) A refusal nobody can read, twice, says what to do; the page sends it
+    again later."""
+    from django.contrib.auth.models import User
+
+    tournament, match = room
+    card = links.link_for(tournament, match.home)
+    User.objects.create_user("segnapunti", password="tavolo-2026-tavolo")
+    phone = phone_factory()
+    page = phone.open()
+    page.goto(reverse("table:sheet", args=[card.token, match.pk]))
+    for index in range(len(DEALS)):
+        _type_deal(page, index)
+    page.wait_for_selector("#submit-sheet:not([disabled])")
+
+    desk = page.context.new_page()  # the same phone: someone logs in on the desk
+    desk.goto(reverse("desk:login"))
+    desk.fill("#id_username", "segnapunti")
+    desk.fill("#id_password", "tavolo-2026-tavolo")
+    with desk.expect_navigation():
+        desk.locator("main button[type=submit]").click()
+    desk.close()
+
+    sync = f"**/m/{match.pk}/sync/"
+    page.context.route(sync, lambda route: route.fulfill(status=403, body="<h1>403</h1>"))
+    page.click("#submit-sheet")
+    page.wait_for_selector("#outbox-status[data-status=blocked]")
+    assert "Riaprite il link" in page.inner_text("#outbox-status")
+    assert not TableReport.objects.filter(match=match).exclude(state="draft").exists()
+
+    page.context.unroute(sync)
+    # what the page does every 15 seconds, and a page of the app opened again at once: the
+    # blocked sheet goes, from the page rendered before the login
+    _send_now(page)
+    page.wait_for_selector("#outbox-status[data-status=waiting]")
+    assert TableReport.objects.get(match=match, state="awaiting").side == "home"
+    assert ResultVersion.objects.filter(match=match).count() == 1
+
+
+def _typed(deals=DEALS):
+    """A whole sheet as the phone types it (the page's own format)."""
+    return [
+        {"breakdown": [{k: str(v[side]) for k, v in deal.items() if v[side]} for side in (0, 1)]}
+        for deal in deals
+    ]
+
+
+SYNC = "**/sync/"
+
+
+def _sheet_queued(phone_factory, tournament, match, side):
+    """A phone of ``side`` whose whole sheet is queued, its sync cut (the route stays, for the
+    service worker's background sync too; the rest of the network answers). The deals are the
+    server's draft of that side, typed there before: the page opens with them, as after a
+    reload."""
+    line = match.home if side == "home" else match.away
+    card = links.link_for(tournament, line)
+    reports.save_draft(card, match, _typed())
+    page = phone_factory(side).open()
+    page.context.route(SYNC, lambda route: route.abort("internetdisconnected"))
+    page.goto(reverse("table:sheet", args=[card.token, match.pk]))
+    _totals(page, 21, 7)
+    page.wait_for_selector("#submit-sheet:not([disabled])")
+    page.click("#submit-sheet")
+    page.wait_for_selector("#outbox-status[data-status=queued]")
+    return page
+
+
+def _send_now(page):
+    """What the page does every few seconds and when the network returns (not awaited: an
+    answer moves the page to where the sheet stands)."""
+    page.evaluate("() => { window.ScopaOutbox.flush(true); }")
+
+
+def test_two_phones_of_one_table_and_twenty_sends_store_one_sheet(
+    room,  # noqa: F811
+    phone_factory,
+):
+    """Both lines queued the same sheet on their own phones. The away line's reaches the server
+    first (the order the phones' code does not see: both orders are served in
+    tests/scoresheets/test_offline.py) and loses its answers 19 times (the server gets each
+    send, the phone hears nothing): sent again and again, one sheet. The home line's arrives
+    next and signs it: the result is in force, and the first phone hears so."""
+    tournament, match = room
+    first, second = "away", "home"
+    pages = {s: _sheet_queued(phone_factory, tournament, match, s) for s in (first, second)}
+    sends, answered = [], []
+
+    def answer_lost(route):
+        sends.append(route.request.post_data_json["client_key"])
+        if answered:
+            route.continue_()
+            return
+        route.fetch()  # the server gets it...
+        route.abort("connectionreset")  # ...the phone does not hear back
+
+    pages[first].context.unroute(SYNC)
+    pages[first].context.route(SYNC, answer_lost)
+    while len(sends) < 19:
+        pages[first].evaluate("() => window.ScopaOutbox.flush(false)")
+    assert ResultVersion.objects.filter(match=match).count() == 1
+    answered.append(True)
+    _send_now(pages[first])
+    pages[first].wait_for_selector("#outbox-status[data-status=waiting]")
+    assert len(sends) >= 20 and len(set(sends)) == 1
+    assert TableReport.objects.get(match=match, state="awaiting").side == first
+    assert ResultVersion.objects.filter(match=match).count() == 1
+
+    pages[second].context.unroute(SYNC)
+    _send_now(pages[second])
+    pages[second].wait_for_selector("#outbox-status[data-status=countersigned]")
+    assert Match.objects.get(pk=match.pk).status == Match.Status.DONE
+    assert results.in_force(match).source == "players"
+    assert ResultVersion.objects.filter(match=match).count() == 1  # the same sheet signs it
+    pages[first].evaluate("() => window.ScopaOutbox.flush(true)")  # where does it stand?
+    pages[first].wait_for_selector("#outbox-status[data-status=countersigned]")
+
+
+def test_a_late_sheet_against_a_desk_result_waits_for_the_referee(
+    room,  # noqa: F811
+    phone_factory,
+):
+    """A sheet queued on a phone while the desk entered another result: when it arrives, the
+    desk's result stands and the phone says the sheet waits for the referee."""
+    tournament, match = room
+    page = _sheet_queued(phone_factory, tournament, match, "home")
+    swapped = [{k: (v[1], v[0]) for k, v in deal.items()} for deal in DEALS]  # 7-21
+    results.save_result(match, reports.deals_payload(_typed(swapped)))
+    page.context.unroute(SYNC)
+    _send_now(page)
+    page.wait_for_selector("#outbox-status[data-status=referee]")
+    assert "In attesa dell'arbitro" in page.inner_text("#outbox-status")
+    assert TableReport.objects.get(match=match, state="referred").side == "home"
+    assert results.in_force(match).source != "players"

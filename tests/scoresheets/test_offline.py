@@ -83,6 +83,45 @@ def test_two_phones_of_one_table_in_either_order(first_match, sides, order, same
         assert offline.status_of(TableReport.objects.get(pk=first.report.pk)) == "referee"
 
 
+def test_the_sheets_calls_need_no_csrf_token_but_must_come_from_its_page(first_match, sides):
+    """A queued sheet carries no CSRF token that can rotate under it (a login on the same
+    phone, a session that ended): the card is the credential. A page of another site cannot
+    make the call: not from its origin, nor with a form's content type (docs/security.md)."""
+    from django.test import Client
+
+    home, _away = sides
+    phone = Client(enforce_csrf_checks=True)
+    page = phone.get(reverse("table:sheet", args=[home.token, first_match.pk]))
+    here = f"http://{page.wsgi_request.get_host()}"
+    sync = reverse("table:sync", args=[f"k{home.pk}", first_match.pk])
+    check = reverse("table:check", args=[f"k{home.pk}", first_match.pk])
+    data = {"deals": SHEET, "client_key": str(uuid.uuid4()), "lines": _lines(first_match)}
+    body = json.dumps(data)
+
+    def post(url, **headers):
+        headers.setdefault("content_type", "application/json")
+        return phone.post(url, body, **headers)
+
+    # another site's page, and a form (even one that holds JSON)
+    for refused in (
+        post(sync, HTTP_ORIGIN="https://evil.example"),
+        post(sync, HTTP_SEC_FETCH_SITE="same-site"),
+        post(sync, content_type="text/plain", HTTP_ORIGIN=here),
+        post(check, content_type="application/x-www-form-urlencoded"),
+    ):
+        assert refused.status_code == 403 and refused.json()["ok"] is False
+    assert not TableReport.objects.exclude(state=State.DRAFT).exists()
+
+    # the phone's own page, without any CSRF token (as after a login rotated it)
+    phone.cookies.pop("csrftoken", None)
+    assert post(check, HTTP_ORIGIN=here, HTTP_SEC_FETCH_SITE="same-origin").status_code == 200
+    sent = post(sync, HTTP_ORIGIN=here, HTTP_SEC_FETCH_SITE="same-origin")
+    assert sent.status_code == 200 and sent.json()["status"] == "waiting"
+    # the answer forms of the page still want Django's token
+    dispute = phone.post(reverse("table:sheet", args=[f"k{home.pk}", first_match.pk]))
+    assert dispute.status_code == 403
+
+
 def test_a_late_sheet_meeting_a_desk_result_waits_for_the_referee(first_match, sides):
     home, away = sides
     opened = ""  # the phone opened the sheet before any result

@@ -10,7 +10,10 @@
  * "scopa-outbox": the service worker then sends the outbox when the network is back, with no
  * page open. Browsers without it (iOS) send only while a page is open: the status line says so. A sent sheet's record then follows
  * where it stands ("waiting" and "referee" are asked again now and then) until it is
- * countersigned or settled. The status line (#outbox-status) words it with the page's translated sentences. */
+ * countersigned or settled. A "blocked" sheet (refused in a way that needs the player: the card
+ * opened again; table-outbox.js) is sent again with those questions, at a page's opening and every
+ * few seconds while one is open. The status line (#outbox-status) words it with the page's
+ * translated sentences. */
 (function () {
   "use strict";
   var store = window.ScopaTableStore;
@@ -36,11 +39,6 @@
     return;
   }
 
-  function csrf(record) {
-    var input = document.querySelector("input[name=csrfmiddlewaretoken]");
-    return input ? input.value : record.csrf || "";
-  }
-
   function sentence(record) {
     var outbox = record && record.outbox;
     if (!outbox) {
@@ -61,7 +59,7 @@
   function show(records) {
     var mine = box.dataset.storageKey;
     var shown = records.filter(function (record) {
-      return mine ? record.key === mine : record.outbox && record.outbox.status === "queued";
+      return mine ? record.key === mine : waiting(record);
     })[0];
     var text = sentence(shown);
     box.hidden = !text;
@@ -70,8 +68,14 @@
     document.dispatchEvent(new CustomEvent("scopa:outbox", { detail: shown || null }));
   }
 
+  function waiting(record) {
+    // still to be sent: queued, or blocked (sent again from any page of the app opened)
+    var status = record && record.outbox && record.outbox.status;
+    return status === "queued" || status === "blocked";
+  }
+
   function send(record) {
-    return window.ScopaOutboxSend.send(store, record, csrf(record));
+    return window.ScopaOutboxSend.send(store, record);
   }
 
   function askForSync() {
@@ -121,10 +125,13 @@
         var work = records
           .filter(function (record) {
             var status = record.outbox && record.outbox.status;
-            return status === "queued" || (polling && (status === "waiting" || status === "referee"));
+            return (
+              status === "queued" ||
+              (polling && (status === "blocked" || status === "waiting" || status === "referee"))
+            );
           })
           .map(function (record) {
-            return record.outbox.status === "queued" ? send(record) : poll(record);
+            return waiting(record) ? send(record) : poll(record);
           });
         return Promise.all(work);
       })

@@ -26,7 +26,6 @@
   var cfg = JSON.parse(root.dataset.entry);
   var referee = cfg.referee && window.ScopaReferee ? cfg.referee : null;
   var storageKey = root.dataset.storageKey;
-  var csrf = document.querySelector("input[name=csrfmiddlewaretoken]");
   var dealsBox = document.getElementById("deals");
   var sentence = document.getElementById("sheet-sentence");
   var errorBox = document.getElementById("sheet-error");
@@ -57,12 +56,12 @@
   function save() {
     state.sync_url = root.dataset.syncUrl;
     state.status_url = root.dataset.statusUrl;
-    state.csrf = csrf ? csrf.value : "";
+    state.page_url = root.dataset.pageUrl;
     return store.put(storageKey, state);
   }
 
   function locked() {
-    return Boolean(state.outbox) && ["queued", "kept"].indexOf(state.outbox.status) !== -1;
+    return Boolean(state.outbox) && ["queued", "blocked", "kept"].indexOf(state.outbox.status) !== -1;
   }
 
   function blankDeal(tiebreak) {
@@ -243,7 +242,7 @@
   function post(url, body) {
     return window.fetch(url, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": csrf ? csrf.value : "" },
+      headers: { "Content-Type": "application/json" }, // no CSRF token: the card is the credential
       credentials: "same-origin",
       body: JSON.stringify(body),
     });
