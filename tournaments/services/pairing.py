@@ -399,7 +399,12 @@ def _swiss_pairs(stage, group, playing, next_number):
     }
     rounds = []
     for s in stages:
-        for round_row in Round.objects.filter(stage=s).order_by("number"):
+        # the rounds played before this one: the round being paired (already created, still
+        # empty) is not one of them, or the engine would read round 1 as round 2
+        earlier = Round.objects.filter(stage=s)
+        if s.pk == stage.pk:
+            earlier = earlier.filter(number__lt=next_number)
+        for round_row in earlier.order_by("number"):
             pairs = []
             byes = []
             vp: dict[int, float] = defaultdict(float)
@@ -442,7 +447,8 @@ def _swiss_pairs(stage, group, playing, next_number):
             present,
             played,
             round_number=len(rounds) + 1,
-            total_rounds=len(rounds) + (stage.rounds_planned or next_number) - next_number + 1,
+            # the last round relaxes the colour rules: only a round the stage says is its last
+            total_rounds=len(rounds) + (stage.rounds_planned or next_number + 1) - next_number + 1,
             bye_score=float(bye_vp),
             forbidden=forbidden_pairs(stage.tournament),
         )
