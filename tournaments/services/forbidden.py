@@ -7,7 +7,7 @@ pairing on: rounds already paired stay as they are.
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from tournaments.exceptions import ForbiddenPairingError
@@ -40,9 +40,16 @@ def forbid_pairing(tournament, line_a_id, line_b_id, *, note="", user=None) -> F
         tournament=tournament, line_a_id=low, line_b_id=high
     ).exists():
         raise ForbiddenPairingError(_("These two lines are already kept apart."))
-    pairing = ForbiddenPairing.objects.create(
-        tournament=tournament, line_a_id=low, line_b_id=high, note=" ".join(note.split())[:200]
-    )
+    try:
+        with transaction.atomic():
+            pairing = ForbiddenPairing.objects.create(
+                tournament=tournament,
+                line_a_id=low,
+                line_b_id=high,
+                note=" ".join(note.split())[:200],
+            )
+    except IntegrityError:  # the same pair, forbidden a moment ago by another request
+        raise ForbiddenPairingError(_("These two lines are already kept apart.")) from None
     changelog.record(tournament, "pairing.forbidden", user=user, lines=[low, high])
     return pairing
 
