@@ -20,7 +20,7 @@ def _line_ids(t):
 def test_the_organizer_forbids_and_allows_and_the_note_stays_with_the_staff(
     api, organizer, referee, tournament
 ):
-    a, b, c = _line_ids(tournament)
+    a, _b, c = _line_ids(tournament)
     response = api(organizer).post(
         _url(tournament), {"lines": [c, a], "note": "  marito   e moglie "}, format="json"
     )
@@ -47,9 +47,7 @@ def test_the_organizer_forbids_and_allows_and_the_note_stays_with_the_staff(
     assert_error(api(organizer).delete(_url(tournament, 2**70)), 404)
 
 
-def test_refusals_are_400_with_a_translated_message_and_write_nothing(
-    api, organizer, tournament
-):
+def test_refusals_are_400_with_a_translated_message_and_write_nothing(api, organizer, tournament):
     a, b, _c = _line_ids(tournament)
     other = factories.tournament(lines=1)
     stranger = _line_ids(other)[0]
