@@ -130,6 +130,19 @@ def _club_pairs(order: Sequence[L], clubs: Mapping[L, str]) -> set[frozenset[L]]
     }
 
 
+def _fewest_club_meetings(order: Sequence[L], clubs: Mapping[L, str]) -> int:
+    """How many pairs of club-mates meet at least, whatever the pairing of ``order`` (even):
+    a club of ``s`` of its ``m`` lines meets itself ``(2s - m) / 2`` times when ``2s > m``
+    (only one club can be that large)."""
+    sizes: dict[str, int] = {}
+    for line in order:
+        club = clubs.get(line, "")
+        if club:
+            sizes[club] = sizes.get(club, 0) + 1
+    largest = max(sizes.values(), default=0)
+    return max(0, 2 * largest - len(order)) // 2
+
+
 EXACT_FALLBACK = 64
 """Up to this many lines the last-resort matching considers every pair of the whole table, so
 its answer is exact; a larger table keeps the top pairs of the simple moves and re-pairs only
@@ -313,6 +326,14 @@ def pair_danish(
             if candidate == bye or byes.get(candidate, 0) != fewest:
                 continue
             others = [line for line in order if line != candidate]
+            if (
+                found is not None
+                and not found[1]
+                and _fewest_club_meetings(others, clubs or {}) >= found[2]
+            ):
+                # a club of more than half of the others meets itself at least this often:
+                # pairing them cannot do better (each try is a whole-table matching)
+                continue
             try:
                 other = _pair_even(others, met_pairs, forbidden_pairs, club_pairs)
             except NoLegalPairing:
