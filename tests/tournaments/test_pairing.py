@@ -446,7 +446,6 @@ def test_mixed_event_mitchell_danish_knockout_round_trips_through_the_export():
     assert Entry.objects.filter(tournament=copy, checked_in=True).count() == 48
 
 
-
 def test_a_swiss_stage_tells_the_engine_which_round_it_pairs(monkeypatch):
     # The Dutch rules read the round's number: round 1 pairs the top half against the bottom
     # half by start number (colours alternating from the top seed's, the bye to the last), and

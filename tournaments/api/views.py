@@ -97,7 +97,7 @@ class TournamentViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOn
         tournament = self.get_object()
         notes = access.can_read_pairing_notes(request.user, tournament)
         if request.method == "GET":
-            page = self.paginate_queryset(forbidden.forbidden_pairings(tournament))
+            page = self.paginate_queryset(forbidden.forbidden_pairings_queryset(tournament))
             data = serializers.ForbiddenPairingSerializer(
                 page, many=True, context={"notes": notes}
             ).data

@@ -8,6 +8,8 @@ pairing on: rounds already paired stay as they are.
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+from django.db.models.functions import Lower
 from django.utils.translation import gettext as _
 
 from tournaments.exceptions import ForbiddenPairingError
@@ -20,6 +22,15 @@ def forbidden_pairings(tournament) -> list[ForbiddenPairing]:
     return sorted(
         ForbiddenPairing.objects.filter(tournament=tournament).select_related("line_a", "line_b"),
         key=lambda pairing: (pairing.line_a.name.casefold(), pairing.line_b.name.casefold()),
+    )
+
+
+def forbidden_pairings_queryset(tournament) -> QuerySet[ForbiddenPairing]:
+    """The same list as a queryset (the API pages through it), by the lines' names."""
+    return (
+        ForbiddenPairing.objects.filter(tournament=tournament)
+        .select_related("line_a", "line_b")
+        .order_by(Lower("line_a__name"), Lower("line_b__name"), "pk")
     )
 
 
