@@ -229,7 +229,12 @@ def pair_round(request, slug, stage_id):
         return render(
             request,
             "desk/pair_apart.html",
-            {"tournament": tournament, "stage": stage, "reason": str(error)},
+            {
+                "tournament": tournament,
+                "stage": stage,
+                "reason": str(error),
+                "late": bool(error.detail.get("late")),
+            },
             status=409,
         )
     except TournamentError as error:
@@ -242,6 +247,19 @@ def pair_round(request, slug, stage_id):
         missing = pairing.missing_from_round(round_row)
         if missing:
             messages.warning(request, _missing_message(round_row, missing))
+        mates = pairing.club_meetings(round_row)
+        if mates:
+            messages.warning(
+                request,
+                ngettext(
+                    "No pairing of this round keeps every club apart: %(pairs)s, of one club, "
+                    "meet.",
+                    "No pairing of this round keeps every club apart: %(pairs)s, each of one "
+                    "club, meet.",
+                    len(mates),
+                )
+                % {"pairs": "; ".join(f"{home} – {away}" for home, away in mates)},
+            )
     return redirect("desk:tournament", slug=tournament.slug)
 
 
