@@ -72,6 +72,7 @@ def tournament_desk(request, slug):
     for stage in stages:
         stage.round_list = rounds.get(stage.pk, [])
         stage.missing = _missing_from_last_round(stage)
+        stage.club_mates = _club_mates_in_last_round(stage)
         stage.pairing_job = pairing_jobs.desk_state(stage) if stage.is_paired_by_round else None
     context = {
         "tournament": tournament,
@@ -103,6 +104,20 @@ def _missing_from_last_round(stage):
     if not Match.objects.filter(round=last).exclude(status=Match.Status.DONE).exists():
         return []
     return pairing.missing_from_round(last)
+
+
+def _club_mates_in_last_round(stage):
+    """Club-mates who meet in the last round of a stage that keeps clubs apart, while it is
+    being played: no pairing could keep them apart (the desk names them, also for a round
+    paired by a worker)."""
+    from tournaments.services import pairing
+
+    if not stage.keep_clubs_apart or stage.status == Stage.Status.CLOSED or not stage.round_list:
+        return []
+    last = stage.round_list[-1]
+    if not Match.objects.filter(round=last).exclude(status=Match.Status.DONE).exists():
+        return []
+    return pairing.club_meetings(last)
 
 
 def _missing_message(round_row, missing):
@@ -247,19 +262,6 @@ def pair_round(request, slug, stage_id):
         missing = pairing.missing_from_round(round_row)
         if missing:
             messages.warning(request, _missing_message(round_row, missing))
-        mates = pairing.club_meetings(round_row)
-        if mates:
-            messages.warning(
-                request,
-                ngettext(
-                    "No pairing of this round keeps every club apart: %(pairs)s, of one club, "
-                    "meet.",
-                    "No pairing of this round keeps every club apart: %(pairs)s, each of one "
-                    "club, meet.",
-                    len(mates),
-                )
-                % {"pairs": "; ".join(f"{home} – {away}" for home, away in mates)},
-            )
     return redirect("desk:tournament", slug=tournament.slug)
 
 
