@@ -132,6 +132,13 @@ def can_see_links(user, tournament) -> bool:
     return can_manage(user, tournament, Action.ENTER_RESULTS)
 
 
+def can_read_pairing_notes(user, tournament) -> bool:
+    """Whether ``user`` may read the organizer's notes on forbidden pairings ("marito e
+    moglie"): whoever sees the desk. Everyone who sees the tournament sees which lines never
+    meet (the pairings follow from it); the note never reaches the export or anyone else."""
+    return can_manage(user, tournament, Action.VIEW_DESK)
+
+
 def plays_in(user, match: Match) -> bool:
     """Whether ``user`` is a player (``Player.user``) of one of the match's two lines."""
     if not _authenticated(user):

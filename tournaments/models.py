@@ -580,7 +580,8 @@ class Stage(models.Model):
         help_text=_(
             "Mitchell: the lines of one club or municipality sit in the same direction, so "
             "they never meet. Danish: two lines of one club meet only when no other pairing "
-            "of the round is possible."
+            "of the round is possible. Swiss: they meet only when no round of the Dutch "
+            "rules keeps every club apart."
         ),
     )
     late_entry_until_round = models.PositiveSmallIntegerField(
@@ -654,9 +655,13 @@ class Stage(models.Model):
             raise ValidationError({"bye_vp": _("Give the VP score of a bye.")})
         if self.category_places:
             self._clean_category_places()
-        if self.keep_clubs_apart and self.kind not in (self.Kind.MITCHELL, self.Kind.DANISH):
+        if self.keep_clubs_apart and self.kind not in (
+            self.Kind.MITCHELL,
+            self.Kind.DANISH,
+            self.Kind.SWISS,
+        ):
             raise ValidationError(
-                {"keep_clubs_apart": _("Only Mitchell and Danish stages keep clubs apart.")}
+                {"keep_clubs_apart": _("Only Mitchell, Danish and Swiss stages keep clubs apart.")}
             )
 
     def _clean_category_places(self):

@@ -72,6 +72,7 @@ def tournament_desk(request, slug):
     for stage in stages:
         stage.round_list = rounds.get(stage.pk, [])
         stage.missing = _missing_from_last_round(stage)
+        stage.club_mates = _club_mates_in_last_round(stage)
         stage.pairing_job = pairing_jobs.desk_state(stage) if stage.is_paired_by_round else None
     context = {
         "tournament": tournament,
@@ -103,6 +104,20 @@ def _missing_from_last_round(stage):
     if not Match.objects.filter(round=last).exclude(status=Match.Status.DONE).exists():
         return []
     return pairing.missing_from_round(last)
+
+
+def _club_mates_in_last_round(stage):
+    """Club-mates who meet in the last round of a stage that keeps clubs apart, while it is
+    being played: no pairing could keep them apart (the desk names them, also for a round
+    paired by a worker)."""
+    from tournaments.services import pairing
+
+    if not stage.keep_clubs_apart or stage.status == Stage.Status.CLOSED or not stage.round_list:
+        return []
+    last = stage.round_list[-1]
+    if not Match.objects.filter(round=last).exclude(status=Match.Status.DONE).exists():
+        return []
+    return pairing.club_meetings(last)
 
 
 def _missing_message(round_row, missing):
@@ -229,7 +244,12 @@ def pair_round(request, slug, stage_id):
         return render(
             request,
             "desk/pair_apart.html",
-            {"tournament": tournament, "stage": stage, "reason": str(error)},
+            {
+                "tournament": tournament,
+                "stage": stage,
+                "reason": str(error),
+                "late": bool(error.detail.get("late")),
+            },
             status=409,
         )
     except TournamentError as error:

@@ -406,6 +406,18 @@ EXPECTED = {
     ("tournament-detail", "GET", "B"): "404 404 404 404 404 404 404 200 404 200",
     ("tournament-detail", "POST", "A"): "401 405 405 405 405 405 405 405 405 405",
     ("tournament-detail", "POST", "B"): "401 405 405 405 405 405 405 405 405 405",
+    # issue 34: lines that never meet; anyone who sees the tournament reads the list (without
+    # the organizer's note), who adds lines forbids and allows
+    ("tournament-forbidden-pairing", "DELETE", "A"): "401 403 403 204 403 403 403 403 403 204",
+    ("tournament-forbidden-pairing", "DELETE", "B"): "401 404 404 404 404 404 404 204 404 204",
+    ("tournament-forbidden-pairing", "GET", "A"): "405 405 405 405 405 405 405 405 405 405",
+    ("tournament-forbidden-pairing", "GET", "B"): "405 405 405 405 405 405 405 405 405 405",
+    ("tournament-forbidden-pairing", "POST", "A"): "401 405 405 405 405 405 405 405 405 405",
+    ("tournament-forbidden-pairing", "POST", "B"): "401 405 405 405 405 405 405 405 405 405",
+    ("tournament-forbidden-pairings", "GET", "A"): "200 200 200 200 200 200 200 200 200 200",
+    ("tournament-forbidden-pairings", "GET", "B"): "404 404 404 404 404 404 404 200 404 200",
+    ("tournament-forbidden-pairings", "POST", "A"): "401 403 403 400 403 403 403 403 403 400",
+    ("tournament-forbidden-pairings", "POST", "B"): "401 404 404 404 404 404 404 400 404 400",
     ("tournament-lines", "GET", "A"): "200 200 200 200 200 200 200 200 200 200",
     ("tournament-lines", "GET", "B"): "404 404 404 404 404 404 404 200 404 200",
     ("tournament-lines", "POST", "A"): "401 403 403 400 403 403 403 403 403 400",

@@ -159,7 +159,7 @@ def test_mitchell_keeps_clubs_apart_whenever_it_can(field):
         assert _split_cost(ns, order, clubs, forbidden) == best
 
 
-@BOUNDED
+@settings(max_examples=25, deadline=None)
 @given(st.integers(min_value=2, max_value=400), st.integers(min_value=1, max_value=12))
 def test_mitchell_seating_of_large_fields_is_balanced_and_apart(n_lines, n_clubs):
     # clubs of equal size that add up to the halves (one spare line to balance an odd field)
@@ -317,3 +317,64 @@ def test_swiss_never_pairs_a_forbidden_pair():
     )
     assert frozenset(first) not in {frozenset(p) for p in apart.pairs}
     assert sorted(line for p in apart.pairs for line in p) == [1, 2, 3, 4]
+
+
+def test_swiss_round_one_keeps_club_mates_apart_like_a_forbidden_pair():
+    # round 1 pairs 1–5, 2–6, 3–7, 4–8; 1 and 5 play for club a: 5 swaps with the nearest table
+    lines = [swiss.SwissLine(id=i, start=i) for i in range(1, 9)]
+    pairing = swiss.pair_swiss(lines, set(), round_number=1, total_rounds=3, clubs={1: "a", 5: "a"})
+    assert {frozenset(p) for p in pairing.pairs} == {
+        frozenset(p) for p in [(1, 6), (2, 5), (3, 7), (4, 8)]
+    }
+    assert pairing.club_meetings == []
+
+
+def test_swiss_lets_club_mates_meet_when_a_club_has_most_of_the_lines():
+    lines = [swiss.SwissLine(id=i, start=i) for i in range(1, 5)]
+    clubs = {1: "a", 2: "a", 3: "a"}
+    pairing = swiss.pair_swiss(lines, set(), round_number=1, total_rounds=3, clubs=clubs)
+    assert len(pairing.club_meetings) == 1
+    assert sorted(line for p in pairing.pairs for line in p) == [1, 2, 3, 4]
+
+
+@st.composite
+def _swiss_fields(draw):
+    n = draw(st.integers(min_value=4, max_value=10))
+    clubs = {
+        line: club
+        for line in range(1, n + 1)
+        if (club := draw(st.sampled_from(["", "", "a", "b", "c"])))
+    }
+    outcomes = draw(st.lists(st.sampled_from([(2, 0), (1, 1), (0, 2)]), min_size=40, max_size=40))
+    return n, clubs, outcomes
+
+
+@settings(max_examples=25, deadline=None)
+@given(_swiss_fields())
+def test_swiss_meets_a_club_mate_only_when_no_dutch_round_avoids_it(field):
+    n, clubs, outcomes = field
+    order = list(range(1, n + 1))
+    mates = swiss.club_pairs(order, clubs)
+    rounds: list[swiss.PlayedRound] = []
+    results = iter(outcomes)
+    for number in range(1, 4):
+        lines, played = swiss.line_histories(order, rounds)
+        kwargs = {"round_number": number, "total_rounds": 3}
+        try:
+            pairing = swiss.pair_swiss(lines, played, clubs=clubs, **kwargs)
+        except swiss.NoLegalRound:
+            return  # a small field out of rounds without rematches: nothing about clubs
+        met = {frozenset(pair) for pair in played}
+        assert not any(frozenset(p) in met for p in pairing.pairs)
+        assert pairing.club_meetings == [p for p in pairing.pairs if frozenset(p) in mates]
+        if pairing.club_meetings:
+            # only when the Dutch rules find no round keeping every club apart
+            with pytest.raises(swiss.NoLegalRound):
+                swiss.pair_swiss(lines, played, forbidden=mates, **kwargs)
+        vp: dict[int, float] = {}
+        for home, away in pairing.pairs:
+            vp[home], vp[away] = next(results)
+        if pairing.bye is not None:
+            vp[pairing.bye] = 2
+        byes = [pairing.bye] if pairing.bye is not None else []
+        rounds.append(swiss.PlayedRound(pairs=pairing.pairs, byes=byes, vp=vp))

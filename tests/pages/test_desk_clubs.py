@@ -139,3 +139,31 @@ def test_a_viewer_cannot_forbid_a_pairing(client, tournament):
     )
     assert response.status_code in (403, 404)
     assert not ForbiddenPairing.objects.exists()
+
+
+def test_the_desk_names_club_mates_a_swiss_round_could_not_keep_apart(client_in, tournament):
+    for line_id in _lines(tournament)[:4]:  # four of six: more than half the field
+        Line.objects.filter(pk=line_id).update(club="Comune di Procida")
+    stage = Stage.objects.create(
+        tournament=tournament,
+        order=5,
+        name="Svizzera",
+        kind=Stage.Kind.SWISS,
+        rounds_planned=2,
+        keep_clubs_apart=True,
+    )
+    # a Swiss round is paired by a worker: the desk names them on its page once it is
+    from tournaments.models import PairingJob
+    from tournaments.services import pairing_jobs
+
+    client_in.post(reverse("desk:pair", args=[tournament.slug, stage.pk]))
+    pairing_jobs.run(PairingJob.objects.get(stage=stage).pk)
+    desk = reverse("desk:tournament", args=[tournament.slug])
+    page = client_in.get(desk, HTTP_ACCEPT_LANGUAGE="it").content.decode()
+    assert "Nessun abbinamento tiene separati tutti i circoli" in page
+    (match,) = [
+        m
+        for m in Match.objects.filter(round__stage=stage, away__isnull=False)
+        if m.home.club == m.away.club
+    ]
+    assert f"{match.home.name} – {match.away.name}" in page

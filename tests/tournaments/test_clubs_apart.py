@@ -198,3 +198,75 @@ def _meetings_of(round_row):
         frozenset((m.home_id, m.away_id))
         for m in round_row.matches.filter(home__isnull=False, away__isnull=False)
     }
+
+
+# --------------------------------------------------------------------------- Mitchell, late
+
+
+def _late_mitchell(late_club):
+    """Nine lines in a Mitchell keeping clubs apart, round 1 played, and a late line of
+    ``late_club`` checked in for round 2 (it can only take the empty East-West seat)."""
+    from tournaments.services import entries
+
+    tournament = make_tournament(n_lines=9)
+    stage = _stage(tournament, Stage.Kind.MITCHELL, keep_clubs_apart=True, late_entry_until_round=2)
+    pairing.pair_next_round(stage)
+    play_stage(stage)
+    order = list(
+        pairing.open_group(stage).members.order_by("position").values_list("line_id", flat=True)
+    )
+    # North-South at table 2 (met by the empty seat in round 3) and at table 5 (round 1 only)
+    _set_clubs([order[2], order[8]], ["Circolo Borgo", "Circolo Aurora"])
+    entries.add_lines(
+        tournament, [entries.LineRow(name="Ritardataria", players=[("Ultima", "")], row_number=99)]
+    )
+    late = Entry.objects.get(tournament=tournament, line__name="Ritardataria").line_id
+    Line.objects.filter(pk=late).update(club=late_club)
+    return tournament, stage, order, late
+
+
+def test_a_late_mitchell_pair_is_refused_a_seat_facing_its_club_or_a_forbidden_line():
+    tournament, stage, order, late = _late_mitchell("circolo  borgo")
+    forbidden.forbid_pairing(tournament, late, order[4])  # North-South at table 3
+    with pytest.raises(ClubsApartError) as refused:
+        pairing.pair_next_round(stage)
+    message = str(refused.value)  # Italian first, naming both lines it would meet
+    assert "Linea 003" in message and "Linea 005" in message and "circolo" in message
+    assert stage.rounds.count() == 1
+    assert not pairing.open_group(stage).members.filter(line_id=late).exists()
+    # the organizer has read which lines it meets and seats it anyway: the only free seat
+    pairing.pair_next_round(stage, accept_meetings=True)
+    for _number in range(3):
+        play_stage(stage)
+        pairing.pair_next_round(stage)
+    play_stage(stage)
+    met = {line for pair in _meetings(stage) if late in pair for line in pair} - {late}
+    assert met == {order[0], order[2], order[4], order[6]}
+
+
+def test_a_late_mitchell_pair_may_face_a_club_mate_it_meets_only_in_a_round_it_missed():
+    _tournament, stage, order, late = _late_mitchell("Circolo Aurora")
+    second = pairing.pair_next_round(stage)  # Aurora sits North-South at table 5
+    (table,) = second.matches.filter(away_id=late)
+    assert table.home_id == order[0]  # the empty seat reaches table 1 in round 2
+    assert pairing.line_directions(stage)[late] is mitchell.Direction.EAST_WEST
+
+
+def test_swiss_keeps_clubs_apart_and_names_the_meetings_it_cannot_avoid():
+    tournament = make_tournament(n_lines=8)
+    lines = _lines(tournament)
+    # round 1 by the Dutch rules pairs 1–5 and 2–6: both pairs play for one club
+    _set_clubs(lines, ["Aurora", "Borgo", "", "", "aurora", "BORGO", "", ""])
+    stage = _stage(tournament, Stage.Kind.SWISS, rounds_planned=3, keep_clubs_apart=True)
+    stage.full_clean()  # a Swiss stage takes the option
+    for _number in range(3):
+        round_row = pairing.pair_next_round(stage)
+        assert pairing.club_meetings(round_row) == []
+        play_stage(stage)
+    assert _club_meetings(stage) == []
+    # a club of three lines in four cannot be kept apart: paired anyway, and named
+    small = make_tournament(n_lines=4, name="Piccolo")
+    _set_clubs(_lines(small), ["Comune di Ischia"] * 3 + [""])
+    swiss_stage = _stage(small, Stage.Kind.SWISS, rounds_planned=2, keep_clubs_apart=True)
+    (meeting,) = pairing.club_meetings(pairing.pair_next_round(swiss_stage))
+    assert all(name.startswith("Linea") for name in meeting)

@@ -444,3 +444,36 @@ def test_mixed_event_mitchell_danish_knockout_round_trips_through_the_export():
     assert again["stages"][1]["pairing"]["advance_count"] == 8
     assert again["lines"] == first["lines"]
     assert Entry.objects.filter(tournament=copy, checked_in=True).count() == 48
+
+
+def test_a_swiss_stage_tells_the_engine_which_round_it_pairs(monkeypatch):
+    # The Dutch rules read the round's number: round 1 pairs the top half against the bottom
+    # half by start number (colours alternating from the top seed's, the bye to the last), and
+    # the last round relaxes the colour rules for the top scorers of the rounds played. The
+    # service used to count the round it had just created as played, so the engine paired the
+    # stage's first round as round 2 (and every later one a round too late).
+    from tournaments.algorithms import swiss
+
+    told = []
+    real = swiss.pair_swiss
+
+    def spy(lines, played, **kwargs):
+        told.append((kwargs["round_number"], kwargs["total_rounds"]))
+        return real(lines, played, **kwargs)
+
+    monkeypatch.setattr(swiss, "pair_swiss", spy)
+    tournament = make_tournament(n_lines=7)
+    stage = _stage(tournament, kind=Stage.Kind.SWISS, rounds_planned=3)
+    first = pairing.pair_next_round(stage)
+    order = list(
+        pairing.open_group(stage).members.order_by("position").values_list("line_id", flat=True)
+    )
+    assert [
+        (m.table_number, m.home_id, m.away_id)
+        for m in first.matches.filter(away__isnull=False).order_by("table_number")
+    ] == [(1, order[0], order[3]), (2, order[4], order[1]), (3, order[2], order[5])]
+    assert _byes(first) == [order[6]]
+    for _number in range(2):
+        play_stage(stage)
+        pairing.pair_next_round(stage)
+    assert told == [(1, 3), (2, 3), (3, 3)]

@@ -54,11 +54,16 @@ class ForbiddenInRound(NoLegalRound):
 
 
 def _apart_in_round_one(
-    pairs: list[tuple[int, int]], forbidden: set[frozenset[int]]
+    pairs: list[tuple[int, int]], forbidden: set[frozenset[int]], start: Mapping[int, int]
 ) -> list[tuple[int, int]]:
-    """The first round, which the engine pairs without a history to read: a forbidden pair in
-    it swaps its away line with the nearest table's (the transposition an arbiter makes by
-    hand)."""
+    """The first round, which the engine pairs without a history to read (each table a line
+    of the top half against one of the bottom half): a forbidden pair in it swaps its
+    bottom-half line with the nearest table's, the transposition an arbiter makes by hand
+    (1–5 forbidden: 1–6 and 2–5). Each line keeps its side."""
+
+    def swap(pair: tuple[int, int], out: int, into: int) -> tuple[int, int]:
+        return (into, pair[1]) if pair[0] == out else (pair[0], into)
+
     pairs = list(pairs)
     for index in range(len(pairs)):
         if frozenset(pairs[index]) not in forbidden:
@@ -68,12 +73,12 @@ def _apart_in_round_one(
             key=lambda other: (abs(other - index), other < index),
         )
         for other in nearest:
-            (home, away), (other_home, other_away) = pairs[index], pairs[other]
-            if (
-                frozenset((home, other_away)) not in forbidden
-                and frozenset((other_home, away)) not in forbidden
-            ):
-                pairs[index], pairs[other] = (home, other_away), (other_home, away)
+            low = max(pairs[index], key=lambda line: start.get(line, 0))
+            other_low = max(pairs[other], key=lambda line: start.get(line, 0))
+            mine = swap(pairs[index], low, other_low)
+            theirs = swap(pairs[other], other_low, low)
+            if frozenset(mine) not in forbidden and frozenset(theirs) not in forbidden:
+                pairs[index], pairs[other] = mine, theirs
                 break
     return pairs
 
@@ -115,10 +120,13 @@ class SwissLine:
 
 @dataclass(frozen=True)
 class SwissPairing:
-    """The next round: ``pairs`` as (home, away) in table order, and the bye line or ``None``."""
+    """The next round: ``pairs`` as (home, away) in table order, and the bye line or ``None``;
+    ``club_meetings``: the pairs of club-mates in it (with ``clubs``, only when no round of
+    the Dutch rules avoids them all)."""
 
     pairs: list[tuple[int, int]]
     bye: int | None
+    club_meetings: list[tuple[int, int]] = field(default_factory=list)
 
 
 def line_histories(
@@ -201,6 +209,21 @@ def _fast_matching() -> Iterator[None]:
                 networkx.max_weight_matching = _networkx_matching
 
 
+def club_pairs(lines: Collection[int], clubs: Mapping[int, str]) -> set[frozenset[int]]:
+    """Every pair of club-mates among ``lines`` (``clubs``: a club key per line, empty or
+    missing for none)."""
+    by_club: dict[str, list[int]] = {}
+    for line in lines:
+        if clubs.get(line):
+            by_club.setdefault(clubs[line], []).append(line)
+    return {
+        frozenset((a, b))
+        for mates in by_club.values()
+        for index, a in enumerate(mates)
+        for b in mates[index + 1 :]
+    }
+
+
 def pair_swiss(
     lines: Sequence[SwissLine],
     played: set[tuple[int, int]],
@@ -210,6 +233,7 @@ def pair_swiss(
     bye_score: float = 0.0,
     top_seed_home: bool = True,
     forbidden: Collection[frozenset[int]] | Collection[tuple[int, int]] = (),
+    clubs: Mapping[int, str] | None = None,
 ) -> SwissPairing:
     """Pair ``round_number`` by the FIDE Dutch system (lines absent from ``lines`` sit out).
 
@@ -217,14 +241,55 @@ def pair_swiss(
     they have met already, which its absolute criterion (no rematch) then keeps apart; the
     colours and floats it reads come from ``lines`` and are not touched. Before any meeting
     (the engine reads no history then) a forbidden pair in its answer swaps opponents with the
-    nearest table, as an arbiter does by hand. :class:`ForbiddenInRound` when neither works."""
+    nearest table, as an arbiter does by hand. :class:`ForbiddenInRound` when neither works.
+
+    ``clubs`` (a club key per line, when the stage keeps clubs apart): club-mates are kept
+    apart the same way, as if they had met. When no round of the Dutch rules avoids every
+    club meeting without a rematch (a club of more than half the lines is not even tried),
+    the round is paired as without clubs and ``club_meetings`` names the club-mates who meet:
+    the engine cannot weigh how many, so that is not proven the fewest."""
     if len(lines) < 2:
         raise ValueError("a Swiss round needs at least two lines")
     if round_number > 1 and played and not any(line.floats for line in lines):
         raise ValueError("from round 2 the Dutch system needs each line's float history")
     present = {line.id for line in lines}
-    previous = {pair for pair in played if pair[0] in present and pair[1] in present}
     forbidden_set = {frozenset(pair) for pair in forbidden}
+    mates = club_pairs(present, clubs or {})
+    args = (lines, played, round_number, total_rounds, bye_score, top_seed_home)
+    if mates and _largest_club(present, clubs or {}) * 2 <= len(present):
+        try:
+            return _pair_round(*args, forbidden_set | mates, no_rematch=True)
+        except NoLegalRound:
+            pass  # no round keeps every club apart: paired as without clubs
+    pairing = _pair_round(*args, forbidden_set)
+    meetings = [pair for pair in pairing.pairs if frozenset(pair) in mates]
+    return SwissPairing(pairs=pairing.pairs, bye=pairing.bye, club_meetings=meetings)
+
+
+def _largest_club(lines: Collection[int], clubs: Mapping[int, str]) -> int:
+    sizes: dict[str, int] = {}
+    for line in lines:
+        if clubs.get(line):
+            sizes[clubs[line]] = sizes.get(clubs[line], 0) + 1
+    return max(sizes.values(), default=0)
+
+
+def _pair_round(
+    lines: Sequence[SwissLine],
+    played: set[tuple[int, int]],
+    round_number: int,
+    total_rounds: int,
+    bye_score: float,
+    top_seed_home: bool,
+    forbidden_set: set[frozenset[int]],
+    *,
+    no_rematch: bool = False,
+) -> SwissPairing:
+    """One call of the engine, with ``forbidden_set`` kept apart (see :func:`pair_swiss`);
+    ``no_rematch``: a round that repeats a meeting is refused too (:class:`NoLegalRound`)."""
+    present = {line.id for line in lines}
+    previous = {pair for pair in played if pair[0] in present and pair[1] in present}
+    met = {frozenset(pair) for pair in previous}
     # before any meeting the engine reads no history (and warns if given one without floats):
     # the first round is then made apart by hand below
     first_meetings = not previous
@@ -261,9 +326,11 @@ def pair_swiss(
         else:
             pairs.append((int(row["white_id"]), int(row["black_id"])))
     if forbidden_set and first_meetings:
-        pairs = _apart_in_round_one(pairs, forbidden_set)
+        pairs = _apart_in_round_one(pairs, forbidden_set, {line.id: line.start for line in lines})
     if any(frozenset(pair) in forbidden_set for pair in pairs):
         raise ForbiddenInRound(f"round {round_number} cannot keep every forbidden pair apart")
+    if no_rematch and any(frozenset(pair) in met for pair in pairs):
+        raise NoLegalRound(f"round {round_number} repeats a meeting")
     seated = [line for pair in pairs for line in pair] + ([bye] if bye is not None else [])
     if sorted(seated) != sorted(present):
         # the engine leaves lines out when no round without rematches exists

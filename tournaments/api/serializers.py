@@ -53,6 +53,51 @@ class LineSerializer(serializers.ModelSerializer):
         read_only_fields = ["club"]
 
 
+class PairedLineSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Line
+        fields = ["id", "name"]
+
+
+class ForbiddenPairingSerializer(serializers.Serializer):
+    """Two lines of a tournament that never meet. The organizer's ``note`` is given only to who
+    may read it (``access.can_read_pairing_notes``: the context's ``notes``); for anyone else
+    the field is absent."""
+
+    id = serializers.IntegerField(read_only=True)
+    lines = serializers.SerializerMethodField()
+    note = serializers.CharField(read_only=True)
+    created_at = serializers.DateTimeField(read_only=True)
+
+    @extend_schema_field(PairedLineSerializer(many=True))
+    def get_lines(self, pairing):
+        return PairedLineSerializer([pairing.line_a, pairing.line_b], many=True).data
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        if not self.context.get("notes"):
+            data.pop("note", None)
+        return data
+
+
+class ForbidPairingSerializer(serializers.Serializer):
+    """Forbid two lines registered in the tournament to meet (from the next pairing on)."""
+
+    lines = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=ID_MAX),
+        min_length=2,
+        max_length=2,
+        help_text=_("The ids of the two lines that must never meet."),
+    )
+    note = serializers.CharField(
+        max_length=200,
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text=_("Why (for the organizers only: never shown to the public or exported)."),
+    )
+
+
 class NewPlayerSerializer(serializers.Serializer):
     """A player named in a new line: an existing id, or a name (and federation id) to create."""
 

@@ -21,9 +21,9 @@ from tournaments.api.permissions import (
     is_organizer,
     visible_tournaments,
 )
-from tournaments.exceptions import RoundNotStarted
-from tournaments.models import Entry, Group, Line, Match, ResultVersion, Role, Round, Stage
-from tournaments.services import duplicate, pairing, roles, schedule, standings
+from tournaments.exceptions import ForbiddenPairingError, RoundNotStarted
+from tournaments.models import ID_MAX, Entry, Group, Line, Match, ResultVersion, Role, Round, Stage
+from tournaments.services import duplicate, forbidden, pairing, roles, schedule, standings
 from tournaments.services import stages as stage_service
 
 logger = logging.getLogger(__name__)
@@ -77,6 +77,61 @@ class TournamentViewSet(ApiErrorsMixin, mixins.CreateModelMixin, viewsets.ReadOn
         serializer.is_valid(raise_exception=True)
         entry = serializer.save()
         return Response(serializers.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        request=serializers.ForbidPairingSerializer,
+        responses={
+            200: serializers.ForbiddenPairingSerializer(many=True),
+            201: serializers.ForbiddenPairingSerializer,
+        },
+    )
+    @action(
+        detail=True,
+        methods=["get", "post"],
+        url_path="forbidden-pairings",
+        url_name="forbidden-pairings",
+    )
+    def forbidden_pairings(self, request, pk=None):
+        """The pairs of lines that never meet; an organizer POSTs to forbid one. The note is
+        read only by the tournament's staff (``access.can_read_pairing_notes``)."""
+        tournament = self.get_object()
+        notes = access.can_read_pairing_notes(request.user, tournament)
+        if request.method == "GET":
+            page = self.paginate_queryset(forbidden.forbidden_pairings_queryset(tournament))
+            data = serializers.ForbiddenPairingSerializer(
+                page, many=True, context={"notes": notes}
+            ).data
+            return self.get_paginated_response(data)
+        if not is_organizer(request.user, tournament, Action.MANAGE_ENTRIES):
+            raise PermissionDenied(_("Only the tournament's organizers may forbid pairings."))
+        params = serializers.ForbidPairingSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        line_a, line_b = params.validated_data["lines"]
+        created = forbidden.forbid_pairing(
+            tournament, line_a, line_b, note=params.validated_data["note"], user=request.user
+        )
+        data = serializers.ForbiddenPairingSerializer(created, context={"notes": notes}).data
+        return Response(data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={204: None})
+    @action(
+        detail=True,
+        methods=["delete"],
+        url_path=r"forbidden-pairings/(?P<pairing_id>[0-9]+)",
+        url_name="forbidden-pairing",
+    )
+    def allow_pairing(self, request, pk=None, pairing_id=None):
+        """Remove a forbidden pairing: its lines may meet from the next pairing on."""
+        tournament = self.get_object()
+        if not is_organizer(request.user, tournament, Action.MANAGE_ENTRIES):
+            raise PermissionDenied(_("Only the tournament's organizers may allow pairings."))
+        try:
+            if int(pairing_id) > ID_MAX:
+                raise ForbiddenPairingError()
+            forbidden.allow_pairing(tournament, int(pairing_id), user=request.user)
+        except ForbiddenPairingError as error:
+            raise NotFound(str(error)) from error
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class StageViewSet(

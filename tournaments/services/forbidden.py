@@ -7,7 +7,9 @@ pairing on: rounds already paired stay as they are.
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
+from django.db.models.functions import Lower
 from django.utils.translation import gettext as _
 
 from tournaments.exceptions import ForbiddenPairingError
@@ -20,6 +22,15 @@ def forbidden_pairings(tournament) -> list[ForbiddenPairing]:
     return sorted(
         ForbiddenPairing.objects.filter(tournament=tournament).select_related("line_a", "line_b"),
         key=lambda pairing: (pairing.line_a.name.casefold(), pairing.line_b.name.casefold()),
+    )
+
+
+def forbidden_pairings_queryset(tournament) -> QuerySet[ForbiddenPairing]:
+    """The same list as a queryset (the API pages through it), by the lines' names."""
+    return (
+        ForbiddenPairing.objects.filter(tournament=tournament)
+        .select_related("line_a", "line_b")
+        .order_by(Lower("line_a__name"), Lower("line_b__name"), "pk")
     )
 
 
@@ -40,9 +51,16 @@ def forbid_pairing(tournament, line_a_id, line_b_id, *, note="", user=None) -> F
         tournament=tournament, line_a_id=low, line_b_id=high
     ).exists():
         raise ForbiddenPairingError(_("These two lines are already kept apart."))
-    pairing = ForbiddenPairing.objects.create(
-        tournament=tournament, line_a_id=low, line_b_id=high, note=" ".join(note.split())[:200]
-    )
+    try:
+        with transaction.atomic():
+            pairing = ForbiddenPairing.objects.create(
+                tournament=tournament,
+                line_a_id=low,
+                line_b_id=high,
+                note=" ".join(note.split())[:200],
+            )
+    except IntegrityError:  # the same pair, forbidden a moment ago by another request
+        raise ForbiddenPairingError(_("These two lines are already kept apart.")) from None
     changelog.record(tournament, "pairing.forbidden", user=user, lines=[low, high])
     return pairing
 

@@ -325,13 +325,62 @@ def _ensure_group(stage, user, *, accept_meetings=False):
     return group
 
 
-def _add_late_entries(stage, group, next_number, user):
+def _late_mitchell_check(stage, group, late_line, next_number, *, accept_meetings):
+    """A late pair takes the empty East-West seat, the only free one: refused with
+    :class:`ClubsApartError` when there it would meet, in the rounds left, a line it must never
+    meet or (with the stage's option) a line of its own club, unless ``accept_meetings`` (the
+    organizer has read which). With one seat free, that seat is the fewest meetings there are."""
+    order = [*group.members.order_by("position").values_list("line_id", flat=True), late_line]
+    rounds = stage.rounds_planned or mitchell.table_count(len(order))
+    if next_number > rounds:
+        return
+    withdrawn = withdrawn_line_ids(stage.tournament_id)
+    opponents = []
+    for number in range(next_number, rounds + 1):
+        for table in mitchell.mitchell_round(order, number, rounds=rounds):
+            if table.ew == late_line and table.ns not in withdrawn:
+                opponents.append(table.ns)
+    forbidden = {
+        line
+        for pair in forbidden_pairs(stage.tournament)
+        if late_line in pair
+        for line in pair - {late_line}
+    }
+    clubs = _clubs(stage, [*opponents, late_line])
+    own_club = clubs.get(late_line)
+    names = dict(Line.objects.filter(pk__in=[*opponents, late_line]).values_list("pk", "name"))
+    meetings = []
+    for line in opponents:
+        if line in forbidden:
+            meetings.append(_("%(line)s (a pairing you forbid)") % {"line": names.get(line, line)})
+        elif own_club and clubs.get(line) == own_club:
+            meetings.append(_("%(line)s (of its club)") % {"line": names.get(line, line)})
+    if not meetings or accept_meetings:
+        return
+    raise ClubsApartError(
+        " ".join(
+            (
+                _(
+                    "The late line “%(line)s” can only take the empty East-West seat of the "
+                    "movement, and there it meets %(meetings)s."
+                )
+                % {"line": names.get(late_line, late_line), "meetings": ", ".join(meetings)},
+                _("Pair anyway to seat it there, or withdraw the late entry."),
+            )
+        ),
+        meetings=len(meetings),
+        late=True,
+    )
+
+
+def _add_late_entries(stage, group, next_number, user, *, accept_meetings=False):
     """Late entries join the next round, with the bye score for each round they missed.
 
     With the check-in list in use, a late line joins once it is checked in. A Mitchell movement
     takes one late pair, and only into the empty East-West seat of a movement with an odd
     number of lines (it then meets the North-South lines that seat would have faced); anything
-    else would change the movement under the lines already playing it, so it is refused."""
+    else would change the movement under the lines already playing it, so it is refused. That
+    seat keeps apart what round 1 keeps apart (``_late_mitchell_check``)."""
     if stage.late_entry_until_round is None or next_number > stage.late_entry_until_round:
         return []
     members = set(group.members.values_list("line_id", flat=True))
@@ -353,6 +402,8 @@ def _add_late_entries(stage, group, next_number, user):
             )
             % {"n": len(late)}
         )
+    if stage.kind == Stage.Kind.MITCHELL:
+        _late_mitchell_check(stage, group, late[0], next_number, accept_meetings=accept_meetings)
     last_position = max(group.members.values_list("position", flat=True), default=0)
     GroupMember.objects.bulk_create(
         GroupMember(
@@ -399,7 +450,12 @@ def _swiss_pairs(stage, group, playing, next_number):
     }
     rounds = []
     for s in stages:
-        for round_row in Round.objects.filter(stage=s).order_by("number"):
+        # the rounds played before this one: the round being paired (already created, still
+        # empty) is not one of them, or the engine would read round 1 as round 2
+        earlier = Round.objects.filter(stage=s)
+        if s.pk == stage.pk:
+            earlier = earlier.filter(number__lt=next_number)
+        for round_row in earlier.order_by("number"):
             pairs = []
             byes = []
             vp: dict[int, float] = defaultdict(float)
@@ -442,9 +498,11 @@ def _swiss_pairs(stage, group, playing, next_number):
             present,
             played,
             round_number=len(rounds) + 1,
-            total_rounds=len(rounds) + (stage.rounds_planned or next_number) - next_number + 1,
+            # the last round relaxes the colour rules: only a round the stage says is its last
+            total_rounds=len(rounds) + (stage.rounds_planned or next_number + 1) - next_number + 1,
             bye_score=float(bye_vp),
             forbidden=forbidden_pairs(stage.tournament),
+            clubs=_clubs(stage, playing),
         )
     except swiss.ForbiddenInRound as error:
         raise PairingError(
@@ -457,6 +515,12 @@ def _swiss_pairs(stage, group, playing, next_number):
         raise PairingError(
             _("No Swiss pairing avoids every rematch: the stage has more rounds than it can pair.")
         ) from error
+    if swiss_round.club_meetings:
+        logger.info(
+            "stage %s: no Swiss round keeps every club apart, %d club meetings",
+            stage.pk,
+            len(swiss_round.club_meetings),
+        )
     return swiss_round.pairs, swiss_round.bye
 
 
@@ -512,9 +576,10 @@ def _mitchell_tables(stage, group, playing, next_number):
 def pair_next_round(stage, *, user=None, accept_meetings=False) -> Round:
     """Pair and save the next round of a Danish, Swiss or Mitchell stage.
 
-    A Mitchell stage that cannot keep its clubs and forbidden pairings apart is refused with
-    :class:`ClubsApartError`, unless ``accept_meetings`` (the organizer has read why): then its
-    lines are seated with the fewest meetings."""
+    A Mitchell stage that cannot keep its clubs and forbidden pairings apart (in round 1, or in
+    the empty seat a late pair takes) is refused with :class:`ClubsApartError`, unless
+    ``accept_meetings`` (the organizer has read why): then its lines are seated with the fewest
+    meetings."""
     stage = Stage.objects.select_for_update().select_related("tournament").get(pk=stage.pk)
     if stage.kind not in PAIRED_BY_ROUND:
         raise PairingError(_("Only Danish, Swiss and Mitchell stages are paired round by round."))
@@ -545,7 +610,7 @@ def pair_next_round(stage, *, user=None, accept_meetings=False) -> Round:
             % {"n": stage.rounds_planned, "stage": stage.name}
         )
     group = _ensure_group(stage, user, accept_meetings=accept_meetings)
-    late = _add_late_entries(stage, group, next_number, user)
+    late = _add_late_entries(stage, group, next_number, user, accept_meetings=accept_meetings)
     playing = _playing(group)
     if len(playing) < 2:
         raise PairingError(_("At least two lines must be present to pair round 1."))
@@ -602,6 +667,23 @@ def missing_from_round(round_row) -> list[Entry]:
         seated.update((home_id, away_id))
     entries = _active_entries(round_row.stage.tournament)
     return [entry for entry in entries if entry.line_id not in seated]
+
+
+def club_meetings(round_row) -> list[tuple[str, str]]:
+    """The club-mates who meet in ``round_row`` when its stage keeps clubs apart (a Danish or
+    Swiss round that no pairing could keep apart, a Mitchell seated with the fewest meetings),
+    as (home name, away name): the desk names them once the round is paired."""
+    if not round_row.stage.keep_clubs_apart:
+        return []
+    rows = Match.objects.filter(
+        round=round_row, home__isnull=False, away__isnull=False
+    ).values_list("home__name", "home__club", "away__name", "away__club")
+    return [
+        (home, away)
+        for home, home_club, away, away_club in rows
+        if mitchell.club_key(home_club)
+        and mitchell.club_key(home_club) == mitchell.club_key(away_club)
+    ]
 
 
 @dataclass(frozen=True)
