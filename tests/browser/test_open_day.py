@@ -318,23 +318,24 @@ def test_a_48_line_open_day_from_the_wizard_to_the_prizes(page_factory, tmp_path
     # 11. the podium and the prizes
     page.goto(f"/desk/{slug}/")
     _click(page, "link", "Podium and final standings")
-    final_rows = page.locator("table.final-standings tbody tr")
     final = [
-        (
-            int(final_rows.nth(i).locator("td").first.inner_text()),
-            final_rows.nth(i).locator("th").inner_text().strip(),
+        (int(rank), name.strip())
+        for rank, name in page.locator("table.final-standings tbody tr").evaluate_all(
+            "rows => rows.map(r => [r.cells[0].innerText, r.cells[1].innerText])"
         )
-        for i in range(final_rows.count())
     ]
-    prize_rows = page.locator("table.prizes tbody tr")
     handed = [
-        (
-            prize_rows.nth(i).locator("th").inner_text().strip(),
-            prize_rows.nth(i).locator("td").last.inner_text().strip(),
+        (label.strip(), winner.strip())
+        for label, winner in page.locator("table.prizes tbody tr").evaluate_all(
+            "rows => rows.map(r => [r.cells[0].innerText, r.cells[r.cells.length - 1].innerText])"
         )
-        for i in range(prize_rows.count())
     ]
-    save_screenshot(page, "guide-11-podium", region="main", height=1000)
+    save_screenshot(page, "guide-11-podium", region="main", height=760)
+    save_screenshot(page, "guide-12-prizes", region="table.prizes")
+    # every line that played is placed: the bracket's eight, then the others as the combined
+    # ranking that qualified them
+    assert len(final) == 45
+    assert [name for _rank, name in final[8:]] == [n for n in ranking if n not in qualified]
 
     # Worked by hand from the standings the page shows. The champion is a Donne line: the
     # overall first prize (500) is worth more than the Donne prize (150), so she takes it, and
