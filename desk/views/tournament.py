@@ -69,7 +69,9 @@ def tournament_desk(request, slug):
         rounds.setdefault(round_.stage_id, []).append(round_)
     from tournaments.services import pairing_jobs
 
-    for stage in stages:
+    for stage, following in zip(stages, [*stages[1:], None], strict=True):
+        # only a stage that seeds a knock-out asks, when closed, how many lines go on
+        stage.seeds_knockout = following is not None and following.kind == Stage.Kind.KNOCKOUT
         stage.round_list = rounds.get(stage.pk, [])
         stage.missing = _missing_from_last_round(stage)
         stage.club_mates = _club_mates_in_last_round(stage)

@@ -194,8 +194,47 @@ def demo(transactional_db, live_server):
     cache.clear()
 
 
-def save_screenshot(page, name):
-    """Write docs/screenshots/<name>.png when SAVE_SCREENSHOTS=1 (the README shows them)."""
-    if os.environ.get("SAVE_SCREENSHOTS") == "1":
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+def save_screenshot(page, name, *, region=None, height=None):
+    """Write docs/screenshots/<name>.png when SAVE_SCREENSHOTS=1 (the README shows them).
+
+    The whole page by default; ``region`` (a CSS selector) keeps only its first element, and
+    ``height`` only the top that many pixels (of the region, or of the page), so a page with 48
+    lines makes a small picture."""
+    if os.environ.get("SAVE_SCREENSHOTS") != "1":
+        return
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = str(SCREENSHOTS / f"{name}.png")
+    if region is None and height is None:
+        page.screenshot(path=path, full_page=True)
+        return
+    if region is None:
+        box = {"x": 0, "y": 0, "width": page.viewport_size["width"], "height": height}
+    else:
+        box = page.locator(region).first.bounding_box()
+        box["y"] += page.evaluate("window.scrollY")
+        box["x"] += page.evaluate("window.scrollX")
+    if height is not None:
+        box["height"] = min(box["height"], height)
+    page.screenshot(path=path, full_page=True, clip=box)
+
+
+def cache_static(page):
+    """Serve each static file to ``page``'s context from memory after its first load.
+
+    The live server sends static files without cache headers, so Chromium fetched the same four
+    files again on every page; a test that opens a hundred pages spent seconds on them."""
+    cache = {}
+
+    def serve(route):
+        url = route.request.url
+        if url not in cache:
+            response = route.fetch()
+            cache[url] = {
+                "status": response.status,
+                "headers": response.headers,
+                "body": response.body(),
+            }
+        route.fulfill(**cache[url])
+
+    page.context.route("**/static/**", serve)
+    return page

@@ -246,3 +246,36 @@ def test_movement_cards_say_where_each_line_sits_as_the_rounds_then_seat_it(clie
         reverse("desk:print", args=[tournament.slug, bye.round.pk]), HTTP_ACCEPT_LANGUAGE="en"
     )
     assert "Bye score:" in printed.content.decode()
+
+
+def test_closing_a_stage_asks_how_many_go_on_only_when_it_seeds_a_knockout(client_in, organizer):
+    """Closing a Mitchell sends every line on to the Danish rounds: the close form asked "Lines
+    going on" all the same (8), a number nothing read. Only a stage that seeds a knock-out asks,
+    and then only when its settings do not say how many already."""
+    tournament = build_tournament(8, slug="open-close", play=False, knockout=False)
+    tournament.organizers.add(organizer)
+    Stage.objects.filter(tournament=tournament).delete()
+    kinds = [("mitchell", None), ("danish", None), ("knockout", None)]
+    stages = [
+        Stage.objects.create(
+            tournament=tournament, order=n, name=kind, kind=kind, rounds_planned=1, advance_count=a
+        )
+        for n, (kind, a) in enumerate(kinds, 1)
+    ]
+    mitchell, danish, _knockout = stages
+    pairing.pair_next_round(mitchell)
+
+    def close_forms():
+        page = client_in.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+        forms = re.findall(
+            r'<form method="post" action="[^"]*/stage/(\d+)/close/">(.*?)</form>', page, re.S
+        )
+        return {int(pk): 'name="per_group"' in body for pk, body in forms}
+
+    assert close_forms() == {mitchell.pk: False}
+    play_stage(mitchell)
+    schedule.close_stage(mitchell)
+    pairing.pair_next_round(danish)
+    assert close_forms() == {danish.pk: True}
+    Stage.objects.filter(pk=danish.pk).update(advance_count=4)  # the count set on the stage
+    assert close_forms() == {danish.pk: False}

@@ -7,11 +7,19 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from tests.pages.factories import build_tournament
+from tests.pages.factories import build_tournament, play_stage
 from tournaments import selectors as sel
 from tournaments.exceptions import PrizeError
-from tournaments.models import Category, Entry, Prize, category_label, normalize_category
-from tournaments.services import entries, prizes
+from tournaments.models import (
+    Category,
+    Entry,
+    Line,
+    Prize,
+    Stage,
+    category_label,
+    normalize_category,
+)
+from tournaments.services import entries, pairing, prizes, schedule
 from tournaments.services.export import build_document, dumps
 from tournaments.services.importer import import_document
 
@@ -136,3 +144,55 @@ def test_the_line_form_sets_the_category(client):
     client.post(url, {"name": entry.line.name, "seed": "1", "category": "Over 63", "player1": "X"})
     entry.refresh_from_db()
     assert entry.category == Category.OVER_63
+
+
+def test_after_a_knockout_the_lines_it_did_not_take_are_placed_by_the_combined_ranking():
+    """An open day: Mitchell, Danish, a knock-out of 4. The final standings used to hold the
+    bracket's four lines only, so an Over 63 prize went to nobody when no pair over 63 reached
+    the knock-out. By hand: places 1-4 from the bracket, then the eight others in the order of
+    the combined ranking that qualified them; the Over 63 prize to the better of the two pairs
+    over 63, both left out of the knock-out."""
+    tournament = build_tournament(12, slug="open-premi", play=False, knockout=False)
+    Stage.objects.filter(tournament=tournament).delete()
+    mitchell = Stage.objects.create(
+        tournament=tournament, order=1, name="Mitchell", kind="mitchell", rounds_planned=2
+    )
+    danish = Stage.objects.create(
+        tournament=tournament, order=2, name="Danese", kind="danish", advance_count=4
+    )
+    knockout = Stage.objects.create(
+        tournament=tournament, order=3, name="Finale", kind="knockout", third_place_match=True
+    )
+    for stage in (mitchell, danish):
+        for _round in range(2):
+            pairing.pair_next_round(stage)
+            play_stage(stage)
+        if stage == danish:
+            combined = [row.line_id for row in pairing.open_standings(danish)]
+        schedule.close_stage(stage)
+    while knockout.rounds.filter(matches__status="scheduled").exists():
+        play_stage(knockout)
+    schedule.close_stage(knockout)
+    over_63 = combined[-2:]  # the two last of the combined ranking
+    Entry.objects.filter(tournament=tournament, line_id__in=over_63).update(
+        category=Category.OVER_63
+    )
+    prizes.add_prize(tournament, place=1, value=100, label="Primi", category="")
+    prizes.add_prize(tournament, place=1, value=50, label="Over 63", category="Over 63")
+
+    doc = build_document(tournament)
+    ref_of_name = {line["name"]: line["ref"] for line in doc["lines"]}
+    ref = {line.pk: ref_of_name[line.name] for line in Line.objects.filter(pk__in=combined)}
+    final = doc["final_standings"]
+    bracket = [place["line"] for place in final[:4]]
+    assert [place["rank"] for place in final[:4]] == [1, 2, 3, 4]
+    assert len(final) == 12
+    # the eight others in the combined ranking's order, places going on from 5
+    assert [place["line"] for place in final[4:]] == [
+        ref[line] for line in combined if ref[line] not in bracket
+    ]
+    ranks = [place["rank"] for place in final[4:]]
+    assert ranks[0] == 5 and ranks == sorted(ranks) and ranks[-1] <= 12
+    handed = {p["label"]: p["line"] for p in doc["prizes"]}
+    assert handed["Over 63"] == ref[over_63[0]]
+    assert handed["Primi"] == bracket[0]

@@ -41,7 +41,7 @@ from tournaments.models import (
     Stage,
     Tournament,
 )
-from tournaments.services import duplicate
+from tournaments.services import duplicate, pairing
 from tournaments.services.csv_cells import write_csv
 from tournaments.services.results import deals_in_force
 
@@ -278,6 +278,8 @@ def build_document(tournament: Tournament) -> dict:
         last = stages[-1]
         if last.kind == Stage.Kind.KNOCKOUT:
             final = _knockout_final([m for m in matches if m.round.stage_id == last.id], lref)
+            if final and len(stages) > 1 and stages[-2].is_paired_by_round:
+                final += _places_before_the_knockout(stages[-2], final, lref)
         else:
             final = [
                 {"group": name, **_standing_doc(row, lref)}
@@ -488,6 +490,26 @@ def _knockout_final(matches: list[Match], lref) -> list[dict]:
         for x in losers:
             add(next_rank, x)
         next_rank += len(losers) if losers else 0
+    return places
+
+
+def _places_before_the_knockout(stage: Stage, bracket: list[dict], lref) -> list[dict]:
+    """The lines a Mitchell, Danish or Swiss stage did not send on to the knock-out, placed
+    after the bracket's lines in the order of the ranking that qualified them (the combined
+    ranking, ``pairing.open_standings``), lines level there sharing a place. Without them a
+    category prize could only go to a line of the bracket."""
+    taken = {place["line"] for place in bracket}
+    places: list[dict] = []
+    previous_rank, shown = None, 0
+    for row in pairing.open_standings(stage):
+        ref = lref(row.line_id)
+        if ref is None or ref in taken:
+            continue
+        position = len(bracket) + len(places) + 1
+        if row.rank != previous_rank:
+            shown = position
+        previous_rank = row.rank
+        places.append({"rank": shown, "line": ref})
     return places
 
 
