@@ -175,3 +175,46 @@ def test_the_export_keeps_the_secrets_and_the_import_rebuilds_the_board_set():
     ][0]["deck"][1::-1]
     with pytest.raises(TournamentImportError, match=r"seme|seed"):
         import_document(doc, slug="copia-falsa")
+
+
+def test_the_ranking_counts_only_the_open_boards_while_the_session_runs(client):
+    """A board some table has still to play takes no part in the ranking: it would tell that
+    table how the board goes, and compare the lines that played it on part of the field."""
+    from tournaments.services import standings
+
+    tournament = _tournament(6)  # 3 tables, 3 rounds, boards 1-6, each played 3 times
+    stage = tournament.stages.get()
+    board_set = duplicate.draw_duplicate(stage, seed="s")
+    matches = list(Match.objects.filter(round__stage=stage).select_related("round"))
+    last = matches.pop()
+    for match in matches:
+        _play(match, board_set)
+    secret = set(duplicate.board_numbers_of_match(last))
+    played = {line: set() for line in board_set.start_order}
+    for match in matches:
+        for board in duplicate.board_numbers_of_match(match):
+            if board not in secret:
+                played[match.home_id].add(board)
+                played[match.away_id].add(board)
+    ranking = duplicate.field_ranking(board_set)
+    assert {row.line: row.boards for row in ranking} == {k: len(v) for k, v in played.items()}
+    assert all(row.top == 4 * row.boards for row in ranking)  # E = 3: top 2·(3 − 1) a board
+
+    # a correction on a secret board moves nothing anyone can see
+    holder = next(m for m in matches if secret & set(duplicate.board_numbers_of_match(m)))
+    index = duplicate.board_numbers_of_match(holder).index(
+        min(secret & set(duplicate.board_numbers_of_match(holder)))
+    )
+    points = [_points(holder, b) for b in duplicate.board_numbers_of_match(holder)]
+    points[index] = (9, 0) if points[index][0] < 9 else (0, 9)
+    shown = [(r.line, r.field_score) for r in standings.stage_standings(stage)[0][1]]
+    results.save_result(holder, deals(*points))
+    assert [(r.line, r.field_score) for r in standings.stage_standings(stage)[0][1]] == shown
+    page = client.get(f"/t/{tournament.slug}/stage/{stage.pk}/").content.decode()
+    assert "4 smazzate aperte su 6" in page or "4 open boards of 6" in page
+
+    _play(last, board_set)
+    assert {row.boards for row in duplicate.field_ranking(board_set)} == {6}
+    assert (
+        "field-counts" not in client.get(f"/t/{tournament.slug}/stage/{stage.pk}/").content.decode()
+    )

@@ -275,6 +275,16 @@ def board_is_open(board_set: BoardSet, number: int) -> bool:
     return number in open_boards(board_set)
 
 
+def counted_boards(board_set: BoardSet) -> set[int]:
+    """The boards the ranking against the field counts: the open ones while the session runs
+    (a board some table has still to play would tell that table how it goes, and would rank
+    the lines that played it on part of the field), every board once the stage is closed (a
+    board a table never played is then factored among those that did)."""
+    if board_set.stage.status == Stage.Status.CLOSED:
+        return {int(data["number"]) for data in board_set.boards}
+    return open_boards(board_set)
+
+
 def seed_is_open(board_set: BoardSet) -> bool:
     """The seed is shown only once the session is over (the stage closed)."""
     return board_set.stage.status == Stage.Status.CLOSED
@@ -322,8 +332,11 @@ def field_ranking(
 ) -> list[duplicate.FieldRow[int]]:
     """The stage's lines ranked against the field (`duplicate.rank_field`): by the percentage of
     matchpoints, or by the VP of their differences from the average on the tournament's VP table
-    (net of the VP `penalties` took off), per direction in a Mitchell, overall in a Howell."""
+    (net of the VP `penalties` took off), per direction in a Mitchell, overall in a Howell.
+    Only the `counted_boards` count: a board still secret takes no part."""
     results = board_results(board_set) if results is None else results
+    counted = counted_boards(board_set)
+    results = [r for r in results if r.board in counted]
     board_scores = scores(board_set, results)
     vp = None
     if board_set.scoring == BoardSet.Scoring.DIFFERENCE:
