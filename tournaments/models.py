@@ -822,6 +822,13 @@ class BoardSet(models.Model):
             "of all the lines replaces the two by direction."
         ),
     )
+    rounds = models.PositiveSmallIntegerField(
+        _("rounds"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_("The first rounds of the movement played; empty: the full movement."),
+    )
     boards = models.JSONField(_("boards"), default=list)
     start_order = models.JSONField(_("start order"), default=list)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)

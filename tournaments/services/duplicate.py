@@ -16,7 +16,6 @@ Secrecy: a board's cards are shown only once every table that holds it has a res
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -25,7 +24,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 import scopa
-from scopa.boards import Board, board_errors
+from scopa.boards import Board, board_errors, new_board_seed
 from scopa.errors import PlayError
 from tournaments.algorithms import duplicate, duplicate_movement
 from tournaments.algorithms.mitchell import Direction
@@ -54,10 +53,23 @@ def _movement(
 ) -> list[list[duplicate_movement.BoardTable[int]]]:
     order = [int(line_id) for line_id in board_set.start_order]
     if board_set.movement == BoardSet.Movement.HOWELL:
-        return duplicate_movement.howell_movement(order, board_set.boards_per_round)
+        return duplicate_movement.howell_movement(
+            order, board_set.boards_per_round, rounds=board_set.rounds
+        )
     return duplicate_movement.mitchell_movement(
-        order, board_set.boards_per_round, arrow_switch=board_set.arrow_switch
+        order,
+        board_set.boards_per_round,
+        rounds=board_set.rounds,
+        arrow_switch=board_set.arrow_switch,
     )
+
+
+def full_rounds(movement: str, n_lines: int) -> int:
+    """The rounds of a full movement for `n_lines` lines: a Mitchell one per table, a Howell
+    one fewer than the lines (counting the empty seat of an odd field)."""
+    if movement == BoardSet.Movement.HOWELL:
+        return n_lines - 1 if n_lines % 2 == 0 else n_lines
+    return (n_lines + 1) // 2
 
 
 def movement_of(board_set: BoardSet) -> list[list[duplicate_movement.BoardTable[int]]]:
@@ -73,12 +85,14 @@ def draw_duplicate(
     scoring: str = BoardSet.Scoring.MATCHPOINTS,
     seed: str | None = None,
     arrow_switch: bool = False,
+    rounds: int | None = None,
     user: Any = None,
     replace: bool = False,
 ) -> BoardSet:
-    """Draw the board set from `seed` (a fresh secret one by default) and every round of the
-    movement, lines in seed order; a round plays as many boards as the tournament's matches have
-    deals, so the tournament's matches must end by deals."""
+    """Draw the board set from `seed` (a fresh secret one from the engine by default) and every
+    round of the movement (its first `rounds`, or all), lines in seed order; a round plays as
+    many boards as the tournament's matches have deals, so the tournament's matches must end by
+    deals."""
     if stage.kind != Stage.Kind.DUPLICATE:
         raise ScheduleError(_("Boards belong to a duplicate stage."))
     if movement not in BoardSet.Movement.values or scoring not in BoardSet.Scoring.values:
@@ -105,6 +119,14 @@ def draw_duplicate(
         raise ScheduleError(_("A duplicate stage needs at least three lines."))
     if movement == BoardSet.Movement.MITCHELL and (len(lines) + 1) // 2 == 2:
         raise ScheduleError(_("Two tables cannot play a Mitchell with boards: choose a Howell."))
+    most = full_rounds(movement, len(lines))
+    if rounds is not None and not 1 <= rounds <= most:
+        raise ScheduleError(
+            _("This movement of %(lines)d lines plays 1 to %(n)d rounds.")
+            % {"lines": len(lines), "n": most}
+        )
+    if rounds == most:
+        rounds = None
     replaced = schedule._clear_stage(stage, replace=replace, what=_("rounds"))
     BoardSet.objects.filter(stage=stage).delete()
     stage.groups.all().delete()
@@ -113,15 +135,16 @@ def draw_duplicate(
         raise ScheduleError(_("A round plays 1 to %(n)d boards.") % {"n": MAX_BOARDS_PER_ROUND})
     board_set = BoardSet(
         stage=stage,
-        seed=seed if seed is not None else secrets.token_hex(8),
+        seed=seed if seed is not None else new_board_seed(),
         movement=movement,
         scoring=scoring,
         boards_per_round=per_round,
         start_order=[line.pk for line in lines],
         arrow_switch=arrow_switch and movement == BoardSet.Movement.MITCHELL,
+        rounds=rounds,
     )
-    rounds = _movement(board_set)
-    n_boards = max(b for tables in rounds for t in tables for b in t.boards)
+    movement_rounds = _movement(board_set)
+    n_boards = max(b for tables in movement_rounds for t in tables for b in t.boards)
     boards = scopa.board_set(
         board_set.seed,
         n_boards,
@@ -137,7 +160,9 @@ def draw_duplicate(
         GroupMember(group=group, line=line, position=position)
         for position, line in enumerate(lines, start=1)
     )
-    round_rows = [Round.objects.create(stage=stage, number=r) for r in range(1, len(rounds) + 1)]
+    round_rows = [
+        Round.objects.create(stage=stage, number=r) for r in range(1, len(movement_rounds) + 1)
+    ]
     matches = [
         Match(
             round=round_rows[t.round - 1],
@@ -146,7 +171,7 @@ def draw_duplicate(
             away_id=t.ew,
             table_number=t.table,
         )
-        for tables in rounds
+        for tables in movement_rounds
         for t in tables
         if t.plays
     ]
@@ -159,7 +184,7 @@ def draw_duplicate(
         "rounds.generated",
         user=user,
         stage=stage.pk,
-        rounds=len(rounds),
+        rounds=len(movement_rounds),
         matches=len(matches),
         boards=n_boards,
         replaced=replaced,
@@ -167,6 +192,68 @@ def draw_duplicate(
     logger.info("stage %s: %d boards, %d matches", stage.pk, n_boards, len(matches))
     lifecycle.sync_status(tournament)
     return board_set
+
+
+def _match_end_for_boards(tournament: Any, boards_per_round: int, user: Any) -> None:
+    """Make the tournament's matches end after `boards_per_round` deals (a duplicate round plays
+    a match's deals as its boards), unless some match is already drawn under another rule."""
+    if tournament.end_rule == EndRule.DEALS and tournament.end_value == boards_per_round:
+        return
+    if Match.objects.filter(round__stage__tournament=tournament).exists():
+        if tournament.end_rule == EndRule.DEALS:
+            raise ScheduleError(
+                _(
+                    "This tournament's matches are already drawn over %(n)d deals: a duplicate "
+                    "stage plays a match's deals as its boards, so choose %(n)d boards a round."
+                )
+                % {"n": tournament.end_value}
+            )
+        raise ScheduleError(
+            _(
+                "This tournament's matches are already drawn to %(n)d points: a duplicate stage "
+                "needs matches that end after a number of deals (its boards)."
+            )
+            % {"n": tournament.end_value}
+        )
+    tournament.end_rule = EndRule.DEALS
+    tournament.end_value = boards_per_round
+    tournament.save(update_fields=["end_rule", "end_value", "updated_at"])
+    changelog.record(tournament, "tournament.match_end", user=user, deals=boards_per_round)
+
+
+@transaction.atomic
+def create_session(
+    tournament: Any,
+    *,
+    name: str = "",
+    movement: str = BoardSet.Movement.MITCHELL,
+    scoring: str = BoardSet.Scoring.MATCHPOINTS,
+    boards_per_round: int,
+    rounds: int | None = None,
+    arrow_switch: bool = False,
+    position: int | None = None,
+    user: Any = None,
+) -> BoardSet:
+    """The desk's duplicate session in one step: a duplicate stage added to the day, the
+    tournament's matches set to end after the round's boards (refused once matches are drawn
+    under another rule), and the board set drawn from a fresh secret seed with its movement.
+    The variant and the seats are the tournament's. All or nothing."""
+    from tournaments.services import stages
+
+    if not 1 <= boards_per_round <= MAX_BOARDS_PER_ROUND:
+        raise ScheduleError(_("A round plays 1 to %(n)d boards.") % {"n": MAX_BOARDS_PER_ROUND})
+    _match_end_for_boards(tournament, boards_per_round, user)
+    stage = stages.add_stage(
+        tournament, user=user, position=position, name=name, kind=Stage.Kind.DUPLICATE
+    )
+    return draw_duplicate(
+        stage,
+        movement=movement,
+        scoring=scoring,
+        rounds=rounds,
+        arrow_switch=arrow_switch,
+        user=user,
+    )
 
 
 def boards_of(board_set: BoardSet) -> tuple[Board, ...]:
@@ -448,6 +535,8 @@ def export_doc(board_set: BoardSet, line_ref: Callable[[int], str | None]) -> di
         "scoring": board_set.scoring,
         "boards_per_round": board_set.boards_per_round,
         "arrow_switch": board_set.arrow_switch,
+        # a movement cut short (absent: the full movement, as older files read)
+        **({"rounds": board_set.rounds} if board_set.rounds else {}),
         "start_order": [line_ref(int(line_id)) for line_id in board_set.start_order],
         "seed": board_set.seed if seed_is_open(board_set) else None,
         "boards": [
@@ -502,6 +591,7 @@ def import_board_set(
             boards=[board.as_dict() for board in boards],
             start_order=order,
             arrow_switch=bool(data.get("arrow_switch", False)),
+            rounds=int(data["rounds"]) if data.get("rounds") is not None else None,
         )
         # a file exported before the stage closed keeps its seed secret: the boards stand alone
         board_set.full_clean(exclude=["stage"] if seed is not None else ["stage", "seed"])
