@@ -218,3 +218,55 @@ def test_the_ranking_counts_only_the_open_boards_while_the_session_runs(client):
     assert (
         "field-counts" not in client.get(f"/t/{tournament.slug}/stage/{stage.pk}/").content.decode()
     )
+
+
+def test_the_public_export_withholds_the_secret_tables_and_the_organizers_carries_all(client):
+    """While a duplicate stage runs, the public export shows a table that holds a board still
+    secret as not played yet and no standings (their match totals count those tables); the
+    organizer's export carries every board and result, and imports; the seed stays hidden."""
+    import json
+
+    from django.contrib.auth.models import User
+
+    from tournaments.services.importer import import_document
+
+    tournament = _tournament(6)
+    stage = tournament.stages.get()
+    board_set = duplicate.draw_duplicate(stage, seed="s")
+    matches = list(Match.objects.filter(round__stage=stage).select_related("round"))
+    for match in matches[:-1]:
+        _play(match, board_set)
+    secret = set(duplicate.board_numbers_of_match(matches[-1]))
+    holding = {m.pk for m in matches if secret & set(duplicate.board_numbers_of_match(m))}
+    assert len(holding) == 3  # two boards, each held by 3 tables of the 3 rounds
+    url = f"/export/v1/tournaments/{tournament.slug}.json"
+
+    public = json.loads(client.get(url).content)
+    (stage_doc,) = public["stages"]
+    rows = [m for r in stage_doc["rounds"] for m in r["matches"]]
+    withheld = [m for m in rows if m["status"] == "scheduled"]
+    assert len(withheld) == 3 and all(not m["deals"] and not m["results"] for m in withheld)
+    assert all(m["deals"] and m["results"] for m in rows if m["status"] == "done")
+    assert stage_doc["groups"][0]["standings"] == [] and public["final_standings"] == []
+    assert stage_doc["duplicate"]["seed"] is None
+    assert {b["number"] for b in stage_doc["duplicate"]["boards"] if "deck" not in b} == secret
+    results_csv = client.get(f"/export/v1/tournaments/{tournament.slug}/results.csv")
+    assert results_csv.content.decode().count("\n") == 1 + 9 - 1 - 2  # header, the tables shown
+
+    organizer = User.objects.create_user("direttrice", password="x-pass-12345")
+    tournament.organizers.add(organizer)
+    client.login(username="direttrice", password="x-pass-12345")
+    answer = client.get(url)
+    assert "private" in answer["Cache-Control"]
+    full = json.loads(answer.content)
+    (stage_doc,) = full["stages"]
+    rows = [m for r in stage_doc["rounds"] for m in r["matches"]]
+    assert (
+        sum(m["status"] == "done" for m in rows) == 8
+        and len(stage_doc["groups"][0]["standings"]) == 6
+    )
+    assert all("deck" in b for b in stage_doc["duplicate"]["boards"])
+    assert stage_doc["duplicate"]["seed"] is None  # never before the stage is closed
+    copy = import_document(full, slug="copia-della-direttrice")
+    again = BoardSet.objects.get(stage__tournament=copy)
+    assert duplicate.boards_of(again) == duplicate.boards_of(board_set)

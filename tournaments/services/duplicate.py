@@ -358,6 +358,15 @@ def open_boards(board_set: BoardSet) -> set[int]:
     return {board for board, ids in holders.items() if all(i in done for i in ids)}
 
 
+def secret_tables(board_set: BoardSet) -> set[int]:
+    """The ids of the matches that hold a board still secret (a table whose result would tell
+    another table how its boards go); none once the stage is closed."""
+    if board_set.stage.status == Stage.Status.CLOSED:
+        return set()
+    shown = open_boards(board_set)
+    return {i for board, ids in _holders(board_set).items() if board not in shown for i in ids}
+
+
 def board_is_open(board_set: BoardSet, number: int) -> bool:
     return number in open_boards(board_set)
 
@@ -526,10 +535,13 @@ def traveller(board_set: BoardSet, number: int) -> list[duplicate.BoardResult[in
     return [r for r in board_results(board_set) if r.board == number]
 
 
-def export_doc(board_set: BoardSet, line_ref: Callable[[int], str | None]) -> dict[str, Any]:
+def export_doc(
+    board_set: BoardSet, line_ref: Callable[[int], str | None], *, full: bool = False
+) -> dict[str, Any]:
     """The stage's board set in the federation export, secrecy kept: the cards of a board only
-    once every table holding it has played it, the seed only once the stage is closed."""
-    shown = open_boards(board_set)
+    once every table holding it has played it (every board in the organizer's `full` export,
+    which the import reads back), the seed only once the stage is closed."""
+    shown = {int(data["number"]) for data in board_set.boards} if full else open_boards(board_set)
     return {
         "movement": board_set.movement,
         "scoring": board_set.scoring,
