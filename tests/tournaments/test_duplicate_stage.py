@@ -3,6 +3,7 @@ at once, results read board by board from the results in force, the secrecy rule
 held to their table's boards when they are submitted."""
 
 from fractions import Fraction
+from itertools import pairwise
 
 import pytest
 
@@ -270,3 +271,37 @@ def test_the_public_export_withholds_the_secret_tables_and_the_organizers_carrie
     copy = import_document(full, slug="copia-della-direttrice")
     again = BoardSet.objects.get(stage__tournament=copy)
     assert duplicate.boards_of(again) == duplicate.boards_of(board_set)
+
+
+def test_a_mitchell_seats_forbidden_pairs_in_one_direction_and_a_howell_refuses_them():
+    from tournaments.services import forbidden
+
+    tournament = _tournament(8)
+    first, second, third = [line.pk for line in schedule.seeded_lines(tournament)[:3]]
+    forbidden.forbid_pairing(tournament, first, second)  # seeds 1 and 2 meet at table 1
+    forbidden.forbid_pairing(tournament, second, third)
+    board_set = duplicate.draw_duplicate(tournament.stages.get(), seed="s")
+    met = {
+        frozenset((m.home_id, m.away_id))
+        for m in Match.objects.filter(round__stage=board_set.stage)
+    }
+    assert {frozenset((first, second)), frozenset((second, third))}.isdisjoint(met)
+    assert len(met) == 4 * 3  # the skip: each North-South line meets one East-West line twice
+    assert board_set.start_order.index(second) % 2 == board_set.start_order.index(first) % 2
+
+    howell = _tournament(4)
+    lines = [line.pk for line in schedule.seeded_lines(howell)]
+    forbidden.forbid_pairing(howell, lines[0], lines[3])
+    with pytest.raises(ScheduleError, match="Howell") as refused:
+        duplicate.draw_duplicate(howell.stages.get(), movement="howell")
+    assert "Linea 001 – Linea 004" in str(refused.value)
+    assert not Match.objects.filter(round__stage__tournament=howell).exists()
+
+    # 3 tables, 3 lines a direction: a chain of four forbidden pairs cannot sit in one
+    small = _tournament(6)
+    lines = [line.pk for line in schedule.seeded_lines(small)]
+    for a, b in pairwise(lines[:4]):
+        forbidden.forbid_pairing(small, a, b)
+    with pytest.raises(ScheduleError, match=r"Mitchell"):
+        duplicate.draw_duplicate(small.stages.get())
+    assert not BoardSet.objects.filter(stage__tournament=small).exists()

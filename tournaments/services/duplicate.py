@@ -26,15 +26,17 @@ from django.utils.translation import gettext as _
 import scopa
 from scopa.boards import Board, board_errors, new_board_seed
 from scopa.errors import PlayError
-from tournaments.algorithms import duplicate, duplicate_movement
+from tournaments.algorithms import duplicate, duplicate_movement, mitchell
 from tournaments.algorithms.mitchell import Direction
 from tournaments.exceptions import BoardRulingError, ScheduleError, TournamentError
 from tournaments.models import (
     BoardAdjustment,
     BoardSet,
     EndRule,
+    ForbiddenPairing,
     Group,
     GroupMember,
+    Line,
     Match,
     Round,
     Stage,
@@ -75,6 +77,67 @@ def full_rounds(movement: str, n_lines: int) -> int:
 def movement_of(board_set: BoardSet) -> list[list[duplicate_movement.BoardTable[int]]]:
     """Every round of the stage's movement, worked out again from the start order."""
     return _movement(board_set)
+
+
+def _forbidden_apart(
+    tournament: Any,
+    order: list[int],
+    *,
+    movement: str,
+    boards_per_round: int,
+    rounds: int | None,
+    arrow_switch: bool,
+) -> list[int]:
+    """The start order with the tournament's forbidden pairings kept from meeting: a Mitchell
+    seats each pair in one direction (`mitchell.seat_apart`, as a Mitchell stage does; lines of
+    one direction never meet), a Howell cannot move anyone. Refused, naming the pairs, when the
+    movement would still make one meet."""
+    present = set(order)
+    pairs = {
+        frozenset(pair)
+        for pair in ForbiddenPairing.objects.filter(tournament=tournament).values_list(
+            "line_a_id", "line_b_id"
+        )
+    }
+    pairs = {pair for pair in pairs if pair <= present}
+    if not pairs:
+        return order
+    if movement == BoardSet.Movement.MITCHELL:
+        order = mitchell.seat_apart(order, None, pairs).order
+        tables = duplicate_movement.mitchell_movement(
+            order, boards_per_round, rounds=rounds, arrow_switch=arrow_switch
+        )
+    else:
+        tables = duplicate_movement.howell_movement(order, boards_per_round, rounds=rounds)
+    meeting = {
+        pair
+        for round_tables in tables
+        for t in round_tables
+        if t.ns is not None and t.ew is not None and (pair := frozenset((t.ns, t.ew))) in pairs
+    }
+    if not meeting:
+        return order
+    names = dict(
+        Line.objects.filter(pk__in=[i for p in meeting for i in p]).values_list("pk", "name")
+    )
+    said = "; ".join(sorted(" – ".join(sorted(names[i] for i in pair)) for pair in meeting))
+    if movement == BoardSet.Movement.MITCHELL:
+        raise ScheduleError(
+            _(
+                "The forbidden pairings cannot all sit in one direction of this Mitchell, and "
+                "these lines would meet: %(pairs)s. Remove one from the list of forbidden "
+                "pairings to draw the stage."
+            )
+            % {"pairs": said}
+        )
+    raise ScheduleError(
+        _(
+            "In a Howell every line meets the others, and these lines would meet: %(pairs)s. "
+            "Choose a Mitchell (it seats them in one direction) or fewer rounds, or remove the "
+            "pairing from the list of forbidden pairings."
+        )
+        % {"pairs": said}
+    )
 
 
 @transaction.atomic
@@ -127,6 +190,14 @@ def draw_duplicate(
         )
     if rounds == most:
         rounds = None
+    order = _forbidden_apart(
+        tournament,
+        [line.pk for line in lines],
+        movement=movement,
+        boards_per_round=max(1, tournament.end_value),
+        rounds=rounds,
+        arrow_switch=arrow_switch,
+    )
     replaced = schedule._clear_stage(stage, replace=replace, what=_("rounds"))
     BoardSet.objects.filter(stage=stage).delete()
     stage.groups.all().delete()
@@ -139,7 +210,7 @@ def draw_duplicate(
         movement=movement,
         scoring=scoring,
         boards_per_round=per_round,
-        start_order=[line.pk for line in lines],
+        start_order=order,
         arrow_switch=arrow_switch and movement == BoardSet.Movement.MITCHELL,
         rounds=rounds,
     )
@@ -157,8 +228,8 @@ def draw_duplicate(
     board_set.save()
     group = Group.objects.create(stage=stage, name="A", order=0)
     GroupMember.objects.bulk_create(
-        GroupMember(group=group, line=line, position=position)
-        for position, line in enumerate(lines, start=1)
+        GroupMember(group=group, line_id=line_id, position=position)
+        for position, line_id in enumerate(order, start=1)
     )
     round_rows = [
         Round.objects.create(stage=stage, number=r) for r in range(1, len(movement_rounds) + 1)
