@@ -267,3 +267,21 @@ def test_a_closed_stages_boards_take_no_ruling_nor_its_withdrawal():
     with pytest.raises(BoardRulingError):
         duplicate.clear_ruling(match, ruled.board)
     assert [(r.line, r.score) for r in duplicate.field_ranking(board_set)] == ranking
+
+
+def test_a_penalty_under_matchpoints_takes_percentage_points_off():
+    """The penalty table's deduction counts its VP as percentage points by matchpoints: N3's
+    67.36 % less 2 is 65.36 % (still first); less 25 more it falls below N1's 45.83 %."""
+    from tournaments.services import penalties
+
+    tournament, stage, _board_set, names = _example()
+    n3 = next(pk for pk, name in names.items() if name == "N3")
+    match = Match.objects.filter(round__stage=stage, home_id=n3).first()
+    late = penalties.add_rule(tournament, label="Ritardo", kind="deduction", vp=2)
+    penalties.apply_penalty(match, n3, late.pk, reason="arrivata tardi")
+    shown = {n: (rank, round(float(p), 2)) for _d, rank, n, _s, p, _vp in _shown(stage, names)}
+    assert shown["N3"] == (1, 65.36) and shown["N1"] == (2, 45.83)
+    heavy = penalties.add_rule(tournament, label="Comportamento", kind="deduction", vp=25)
+    penalties.apply_penalty(match, n3, heavy.pk, reason="discussione al tavolo")
+    shown = {n: (rank, round(float(p), 2)) for _d, rank, n, _s, p, _vp in _shown(stage, names)}
+    assert shown["N3"] == (4, 40.36) and shown["N1"] == (1, 45.83)

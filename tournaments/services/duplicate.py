@@ -499,7 +499,8 @@ def field_ranking(
 ) -> list[duplicate.FieldRow[int]]:
     """The stage's lines ranked against the field (`duplicate.rank_field`): by the percentage of
     matchpoints, or by the VP of their differences from the average on the tournament's VP table
-    (net of the VP `penalties` took off), per direction in a Mitchell, overall in a Howell.
+    (net of the VP `penalties` took off; by matchpoints each VP of a penalty takes one point
+    off the line's percentage), per direction in a Mitchell, overall in a Howell.
     Only the `counted_boards` count: a board still secret takes no part."""
     results = board_results(board_set) if results is None else results
     counted = counted_boards(board_set)
@@ -515,10 +516,14 @@ def field_ranking(
             # to the differences alone rather than failing every page that shows it
             logger.warning("stage %s: no VP for the differences: %s", board_set.stage_id, error)
             vp = {}
+    line_totals = duplicate.totals(board_scores)
     if vp is not None and penalties:
         vp = {line: vp.get(line, 0) - penalties.get(line, 0) for line in set(vp) | set(penalties)}
+    elif penalties:
+        # matchpoints: a deduction of the penalty table counts its VP as percentage points
+        line_totals = duplicate.less_percent(line_totals, penalties)
     order = [int(i) for i in board_set.start_order]
-    return duplicate.rank_field(order, duplicate.totals(board_scores), directions_of(board_set), vp)
+    return duplicate.rank_field(order, line_totals, directions_of(board_set), vp)
 
 
 def qualifying_lines(board_set: BoardSet, count: int, leave_out: set[int]) -> list[int]:
