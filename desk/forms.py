@@ -688,6 +688,16 @@ class BoardRulingForm(forms.Form):
     board = forms.TypedChoiceField(label=_("Board"), coerce=int)
     kind = forms.ChoiceField(label=_("What happened"), choices=BoardAdjustment.Kind.choices)
     fault = forms.ChoiceField(label=_("Who was at fault"))
+    deck = forms.CharField(
+        label=_("Deck held"),
+        max_length=20,
+        required=False,
+        help_text=_(
+            "Only for a board played with a misprepared deck: give the same name (for example "
+            "“B”) at every table that held the same deck; they are compared only among "
+            "themselves."
+        ),
+    )
     note = forms.CharField(label=_("Note"), max_length=200, required=False)
 
     def __init__(self, *args, match, boards, **kwargs):

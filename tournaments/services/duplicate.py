@@ -373,7 +373,7 @@ def board_results(board_set: BoardSet) -> list[duplicate.BoardResult[int]]:
     )
     deals = deals_in_force([m.pk for m in matches])
     rulings = {
-        (a.match_id, a.board): duplicate.Fault(a.fault)
+        (a.match_id, a.board): a
         for a in BoardAdjustment.objects.filter(match__in=[m.pk for m in matches])
     }
     results = []
@@ -382,10 +382,25 @@ def board_results(board_set: BoardSet) -> list[duplicate.BoardResult[int]]:
         assert match.home_id is not None and match.away_id is not None
         table = match.table_number or 0
         for board, deal in zip(boards, deals.get(match.pk, []), strict=False):
-            fault = rulings.get((match.pk, board))
-            if fault is not None:
+            ruling = rulings.get((match.pk, board))
+            if ruling is not None and ruling.kind == BoardAdjustment.Kind.OTHER_DECK:
+                # played on a misprepared deck: compared only with the tables that held it
+                home, away = deal.points
+                results.append(
+                    duplicate.BoardResult(
+                        board,
+                        table,
+                        match.home_id,
+                        match.away_id,
+                        home,
+                        away,
+                        deck=deck_key(ruling.deck),
+                    )
+                )
+                continue
+            if ruling is not None:
                 # the director's ruling replaces the deal stored for the board
-                adjusted = duplicate.adjusted_percentages(fault)
+                adjusted = duplicate.adjusted_percentages(duplicate.Fault(ruling.fault))
                 results.append(
                     duplicate.BoardResult(
                         board, table, match.home_id, match.away_id, adjusted=adjusted
@@ -397,6 +412,12 @@ def board_results(board_set: BoardSet) -> list[duplicate.BoardResult[int]]:
                 duplicate.BoardResult(board, table, match.home_id, match.away_id, home, away)
             )
     return results
+
+
+def deck_key(name: str) -> str:
+    """Which misprepared deck a table held, as compared: case and spacing do not matter, and a
+    deck left unnamed is one deck for every table that held a misprepared one."""
+    return " ".join((name or "").split()).casefold() or "misprepared"
 
 
 def _holders(board_set: BoardSet) -> dict[int, list[int]]:
@@ -557,11 +578,13 @@ def rule_board(
     kind: str,
     fault: str,
     note: str = "",
+    deck: str = "",
     user: Any = None,
 ) -> BoardAdjustment:
     """Record the director's ruling on `board` at `match`'s table: it scores the adjusted
-    percentages by `fault` instead of the deal stored for it (a ruling again replaces the
-    earlier one). Logged like every desk decision."""
+    percentages by `fault` instead of the deal stored for it, or (`OTHER_DECK`) the deal as
+    played, compared only with the tables that held the same misprepared `deck` (a ruling
+    again replaces the earlier one). Logged like every desk decision."""
     _refuse_closed(match)
     if board not in board_numbers_of_match(match):
         raise BoardRulingError(
@@ -569,10 +592,17 @@ def rule_board(
         )
     if kind not in BoardAdjustment.Kind.values or fault not in BoardAdjustment.Fault.values:
         raise BoardRulingError(_("Choose what happened and who was at fault from the list."))
+    deck = " ".join(deck.split())[:20] if kind == BoardAdjustment.Kind.OTHER_DECK else ""
     ruling, created = BoardAdjustment.objects.update_or_create(
         match=match,
         board=board,
-        defaults={"kind": kind, "fault": fault, "note": note[:200], "created_by": user},
+        defaults={
+            "kind": kind,
+            "fault": fault,
+            "deck": deck,
+            "note": note[:200],
+            "created_by": user,
+        },
     )
     changelog.record(
         match.round.stage.tournament,

@@ -234,7 +234,14 @@ def build_document(tournament: Tournament, *, full: bool = False) -> dict:
             **(
                 {
                     "board_rulings": [
-                        {"board": a.board, "kind": a.kind, "fault": a.fault} for a in rulings[m.id]
+                        {
+                            "board": a.board,
+                            "kind": a.kind,
+                            "fault": a.fault,
+                            # which misprepared deck the table held (that kind only)
+                            **({"deck": a.deck} if a.kind == "other_deck" else {}),
+                        }
+                        for a in rulings[m.id]
                     ]
                 }
                 if rulings.get(m.id)
