@@ -74,3 +74,21 @@ def test_a_refused_session_is_the_form_again_and_nothing_is_made(client):
     assert not fresh.stages.exists()
     fresh.refresh_from_db()
     assert fresh.end_rule == EndRule.TARGET  # the whole step rolled back
+
+
+def test_the_draw_form_of_a_stage_added_earlier_takes_the_rounds(client):
+    tournament = make_tournament(
+        "scopa-tre-smazzate",
+        n_lines=8,
+        stages=[{"name": "Duplicato", "kind": Stage.Kind.DUPLICATE}],
+        end_value=2,
+    )
+    _organizer(client, tournament)
+    stage = tournament.stages.get()
+    page = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    assert 'name="rounds"' in page
+    url = reverse("desk:generate", args=[tournament.slug, stage.pk])
+    client.post(url, {"movement": "howell", "scoring": "matchpoints", "rounds": "2"})
+    board_set = BoardSet.objects.get(stage=stage)
+    assert (board_set.movement, board_set.rounds, stage.rounds.count()) == ("howell", 2, 2)
+    assert Match.objects.filter(round__stage=stage).count() == 2 * 4
