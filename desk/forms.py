@@ -18,7 +18,9 @@ from scopa.presets import PRESETS
 from tournaments.algorithms import swiss
 from tournaments.models import (
     BoardAdjustment,
+    BoardSet,
     DeckStyle,
+    EndRule,
     Entry,
     PenaltyRule,
     Stage,
@@ -566,6 +568,63 @@ class NewStageForm(StageForm):
     )
 
 
+class DuplicateSessionForm(forms.Form):
+    """A duplicate session in one step (``services.duplicate.create_session``): the stage, the
+    movement, the boards and their scoring; the variant and the seats are the tournament's, the
+    seed a fresh secret one from the engine."""
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=100,
+        required=False,
+        help_text=_("Empty: the kind's name."),
+    )
+    movement = forms.ChoiceField(
+        label=_("Movement"),
+        choices=BoardSet.Movement.choices,
+        initial=BoardSet.Movement.MITCHELL,
+        help_text=_(
+            "Mitchell for a large field (one winner per direction, or one overall with the "
+            "arrow switch); Howell for a small one."
+        ),
+    )
+    boards_per_round = forms.IntegerField(
+        label=_("Boards a round"),
+        min_value=1,
+        max_value=36,
+        help_text=_("A match plays its round's boards as its deals, one deal each."),
+    )
+    rounds = forms.IntegerField(
+        label=_("Rounds"),
+        min_value=1,
+        max_value=200,
+        required=False,
+        help_text=_(
+            "Empty: the full movement (a Mitchell one round per table, a Howell one fewer than "
+            "the lines)."
+        ),
+    )
+    scoring = forms.ChoiceField(
+        label=_("Scoring"),
+        choices=BoardSet.Scoring.choices,
+        initial=BoardSet.Scoring.MATCHPOINTS,
+    )
+    arrow_switch = forms.BooleanField(
+        label=_("Arrow switch in the last round"),
+        required=False,
+        help_text=_("Mitchell: the lines of each table swap seats, and one ranking replaces two."),
+    )
+
+    def __init__(self, *args, tournament, **kwargs):
+        super().__init__(*args, **kwargs)
+        by_deals = tournament.end_rule == EndRule.DEALS
+        self.fields["boards_per_round"].initial = tournament.end_value if by_deals else 2
+        self.variant_words = _("%(variant)s, %(seats)s players a table") % {
+            "variant": tournament.get_variant_display(),
+            "seats": tournament.seats,
+        }
+
+
 # --------------------------------------------------------------------------- prizes
 
 
@@ -629,6 +688,16 @@ class BoardRulingForm(forms.Form):
     board = forms.TypedChoiceField(label=_("Board"), coerce=int)
     kind = forms.ChoiceField(label=_("What happened"), choices=BoardAdjustment.Kind.choices)
     fault = forms.ChoiceField(label=_("Who was at fault"))
+    deck = forms.CharField(
+        label=_("Deck held"),
+        max_length=20,
+        required=False,
+        help_text=_(
+            "Only for a board played with a misprepared deck: give the same name (for example "
+            "“B”) at every table that held the same deck; they are compared only among "
+            "themselves."
+        ),
+    )
     note = forms.CharField(label=_("Note"), max_length=200, required=False)
 
     def __init__(self, *args, match, boards, **kwargs):

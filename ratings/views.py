@@ -142,13 +142,15 @@ def tournament_export(request, slug, kind="json"):
 
 def _tournament_export(request, slug, kind="json"):
     tournament = _visible(request, slug)
-    rendered = export.rendered(tournament, kind)
+    # the organizer's export carries a running duplicate stage's secret boards and tables
+    full = access.sees_secret_boards(request.user, tournament)
+    rendered = export.rendered(tournament, kind, full=full)
     return _respond(
         request,
         rendered,
         kind,
         filename=f"{tournament.slug}-{kind.replace('.csv', '')}.csv",
-        public=access.open_to_everyone(tournament),
+        public=access.open_to_everyone(tournament) and not full,
     )
 
 
@@ -197,7 +199,8 @@ class ExportResultsAPI(APIView):
             .filter(start_date__gte=start, start_date__lte=end)
             .order_by("start_date", "slug")
         )
-        parts = [export.rendered(t, "json") for t in tournaments]
+        full = {t.pk: access.sees_secret_boards(request.user, t) for t in tournaments}
+        parts = [export.rendered(t, "json", full=full[t.pk]) for t in tournaments]
         doc = {
             "format": export.RANGE_FORMAT,
             "from": start.isoformat(),
@@ -210,7 +213,7 @@ class ExportResultsAPI(APIView):
             '"' + hashlib.sha256(body).hexdigest()[:32] + '"',
             max((p.last_modified for p in parts), default=EPOCH),
         )
-        public = all(access.open_to_everyone(t) for t in tournaments)
+        public = all(access.open_to_everyone(t) and not full[t.pk] for t in tournaments)
         return _respond(request, rendered, "json", filename="results.json", public=public)
 
 

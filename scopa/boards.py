@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import secrets
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -226,6 +227,12 @@ def make_board(
         if not triggers_redeal(deck, seat_count, void_kings):
             return Board(number, variant, seat_count, dealer_of(number, seat_count), deck)
     raise RuntimeError("no playable deck found")  # pragma: no cover - probability ~0
+
+
+def new_board_seed() -> str:
+    """A fresh secret seed for a board set: 64 bits from the operating system's secure source,
+    as 16 hex digits (nobody can guess the boards from the time or from an earlier set)."""
+    return secrets.token_hex(8)
 
 
 def board_set(

@@ -196,6 +196,13 @@ def can_receive_boards(user, match: Match) -> bool:
     return can_submit_record(user, match)
 
 
+def sees_secret_boards(user, tournament) -> bool:
+    """Whether ``user`` may see every board of a running duplicate stage and every table's result
+    on it (the printed board sheets, the organizer's full export): those who run the stages. The
+    public export and pages show a board only once every table holding it has played it."""
+    return can_manage(user, tournament, Action.RUN_STAGES)
+
+
 # --- querysets --------------------------------------------------------------------------------
 
 

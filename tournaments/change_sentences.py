@@ -71,6 +71,8 @@ def describe(change, *, lines=None, stages=None):
             "match": change.match,
             "board": detail.get("board", "?"),
         }
+    if action == "tournament.match_end":
+        return _("Matches end after %(n)s deals.") % {"n": detail.get("deals", "?")}
     if action == "result.deleted" and change.match is not None:
         return _("Result of %(match)s deleted.") % {"match": change.match}
     stage = stages.get(detail.get("stage")) or detail.get("stage_name")
@@ -145,6 +147,7 @@ def action_labels():
         "pairing.allowed": _("Two lines allowed to meet again"),
         "bracket.generated": _("Bracket generated"),
         "rounds.generated": _("Rounds generated"),
+        "tournament.match_end": _("Matches set to end after a round's boards"),
         "groups.created": _("Groups created"),
         "lines.added": _("Lines added"),
         "lines.imported": _("Lines imported (CSV)"),

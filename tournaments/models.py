@@ -827,6 +827,13 @@ class BoardSet(models.Model):
             "of all the lines replaces the two by direction."
         ),
     )
+    rounds = models.PositiveSmallIntegerField(
+        _("rounds"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_("The first rounds of the movement played; empty: the full movement."),
+    )
     boards = models.JSONField(_("boards"), default=list)
     start_order = models.JSONField(_("start order"), default=list)
     created_at = models.DateTimeField(_("created at"), auto_now_add=True)
@@ -1017,6 +1024,10 @@ class BoardAdjustment(models.Model):
     class Kind(models.TextChoices):
         FOULED = "fouled", _("Fouled or misprepared deck")
         NOT_PLAYED = "not_played", _("Not played")
+        OTHER_DECK = (
+            "other_deck",
+            _("Played with a misprepared deck: compared with the tables that held the same one"),
+        )
 
     class Fault(models.TextChoices):
         NEITHER = "neither", _("Neither line at fault")
@@ -1034,6 +1045,15 @@ class BoardAdjustment(models.Model):
     board = models.PositiveSmallIntegerField(_("board"))
     kind = models.CharField(_("what happened"), max_length=12, choices=Kind.choices)
     fault = models.CharField(_("fault"), max_length=8, choices=Fault.choices)
+    deck = models.CharField(
+        _("deck held"),
+        max_length=20,
+        blank=True,
+        help_text=_(
+            "A board played with a misprepared deck: the same name at every table that held the "
+            "same deck (they are compared only among themselves)."
+        ),
+    )
     note = models.CharField(_("note"), max_length=200, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -831,7 +831,8 @@ def _duplicate_of(stage):
 
 def stage_board_set(stage):
     """A duplicate stage's boards for its page: ``{"boards": [(number, is_open)]}``, or None
-    (no boards drawn, or another kind of stage). A board not open links nowhere."""
+    (no boards drawn, or another kind of stage). A board not open links nowhere. ``counted``:
+    how many boards the ranking counts (`duplicate.counted_boards`), of ``total``."""
     from tournaments.services import duplicate
 
     board_set = _duplicate_of(stage)
@@ -839,7 +840,13 @@ def stage_board_set(stage):
         return None
     shown = duplicate.open_boards(board_set)
     numbers = [int(data["number"]) for data in board_set.boards]
-    return {"board_set": board_set, "boards": [(n, n in shown) for n in numbers]}
+    counted = len(duplicate.counted_boards(board_set))
+    return {
+        "board_set": board_set,
+        "boards": [(n, n in shown) for n in numbers],
+        "counted": counted,
+        "total": len(numbers),
+    }
 
 
 def _scored(board_set):

@@ -23,7 +23,7 @@ from scoresheets.qr import qr_svg
 from tournaments import selectors as sel
 from tournaments.access import Action, desk_login_required, desk_tournament
 from tournaments.exceptions import TournamentError
-from tournaments.models import BoardSet, Stage
+from tournaments.models import BoardAdjustment, BoardSet, Stage
 from tournaments.services import duplicate
 
 logger = logging.getLogger(__name__)
@@ -77,15 +77,19 @@ def rule_board(request, slug, match_id):
                 kind=data["kind"],
                 fault=data["fault"],
                 note=data["note"],
+                deck=data["deck"],
                 user=request.user,
             )
         except TournamentError as error:
             messages.error(request, str(error))
         else:
-            messages.success(
-                request,
-                _("Board %(board)d scores the adjusted percentages.") % {"board": data["board"]},
-            )
+            if data["kind"] == BoardAdjustment.Kind.OTHER_DECK:
+                text = _(
+                    "Board %(board)d is compared only among the tables that held the same deck."
+                )
+            else:
+                text = _("Board %(board)d scores the adjusted percentages.")
+            messages.success(request, text % {"board": data["board"]})
     else:
         messages.error(request, errors_sentence(form))
     return redirect("desk:match", slug=tournament.slug, match_id=match.pk)

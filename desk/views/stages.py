@@ -9,12 +9,14 @@ import logging
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_http_methods, require_POST
 
-from desk.forms import NewStageForm, StageForm
+from desk.forms import DuplicateSessionForm, NewStageForm, StageForm
 from tournaments import selectors as sel
 from tournaments.access import Action, desk_login_required, desk_rights, desk_tournament
 from tournaments.exceptions import TournamentError
+from tournaments.services import duplicate
 from tournaments.services import stages as stage_service
 
 logger = logging.getLogger(__name__)
@@ -31,11 +33,58 @@ def _sequence(tournament):
     return day
 
 
+def _duplicate_session(request, tournament):
+    """POST of the duplicate session's form: the stage, its movement and boards in one step
+    (``services.duplicate.create_session``); the form again with its errors when refused."""
+    desk_tournament(request, tournament.slug, Action.RUN_STAGES)
+    form = DuplicateSessionForm(request.POST, tournament=tournament)
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            board_set = duplicate.create_session(
+                tournament,
+                name=data["name"],
+                movement=data["movement"],
+                scoring=data["scoring"],
+                boards_per_round=data["boards_per_round"],
+                rounds=data["rounds"],
+                arrow_switch=data["arrow_switch"],
+                user=request.user,
+            )
+        except TournamentError as error:
+            form.add_error(None, str(error))
+        else:
+            stage = board_set.stage
+            messages.success(
+                request,
+                ngettext(
+                    "“%(stage)s”: %(boards)d boards drawn, %(rounds)d round.",
+                    "“%(stage)s”: %(boards)d boards drawn, %(rounds)d rounds.",
+                    stage.rounds.count(),
+                )
+                % {
+                    "stage": stage.name,
+                    "boards": len(board_set.boards),
+                    "rounds": stage.rounds.count(),
+                },
+            )
+            return redirect("desk:tournament", slug=tournament.slug)
+    return form
+
+
 @desk_login_required
 @require_http_methods(["GET", "POST"])
 def stages_page(request, slug):
-    """GET: the day's sequence; POST: add a stage."""
-    if request.method == "POST":
+    """GET: the day's sequence; POST: add a stage, or a duplicate session (stage and boards)."""
+    session_form = None
+    if request.method == "POST" and request.POST.get("form") == "duplicate":
+        tournament = desk_tournament(request, slug, Action.EDIT_TOURNAMENT)
+        answer = _duplicate_session(request, tournament)
+        if not isinstance(answer, DuplicateSessionForm):
+            return answer
+        session_form = answer
+        form = NewStageForm()
+    elif request.method == "POST":
         tournament = desk_tournament(request, slug, Action.EDIT_TOURNAMENT)
         form = NewStageForm(request.POST)
         if form.is_valid():
@@ -55,13 +104,17 @@ def stages_page(request, slug):
     else:
         tournament = desk_tournament(request, slug)
         form = NewStageForm()
+    if session_form is None:
+        session_form = DuplicateSessionForm(tournament=tournament)
     context = {
         "tournament": tournament,
         "stages": _sequence(tournament),
         "form": form,
+        "session_form": session_form,
         "may": desk_rights(request.user, tournament),
     }
-    return render(request, "desk/stages.html", context, status=400 if form.errors else 200)
+    refused = form.errors or session_form.errors
+    return render(request, "desk/stages.html", context, status=400 if refused else 200)
 
 
 @desk_login_required

@@ -172,6 +172,8 @@ def generate_stage(request, slug, stage_id):
                 movement=request.POST.get("movement") or BoardSet.Movement.MITCHELL,
                 scoring=request.POST.get("scoring") or BoardSet.Scoring.MATCHPOINTS,
                 arrow_switch=request.POST.get("arrow_switch") == "1",
+                # empty: the full movement
+                rounds=_positive_int(request.POST.get("rounds"), default=None),
                 user=request.user,
                 replace=replace,
             )

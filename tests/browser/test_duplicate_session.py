@@ -1,6 +1,7 @@
-"""A 24-pair duplicate session from the desk in headless Chromium: the organizer draws the
-boards and the movement, prints the board sheets (one per board, with its QR code), enters a
-table's two boards on the desk, rules one of them not played, reads the public ranking per
+"""A 24-pair duplicate session from the desk in headless Chromium: the organizer creates the
+session on the stages page (the stage, the round's boards and the movement, drawn at once),
+prints the board sheets (one per board, with its QR code), enters a table's two boards on the
+desk, rules one of them not played, reads the public ranking per
 direction, a board's traveller and a line's boards, and closes the stage once every table has
 played; only then does the federation export show the seed."""
 
@@ -22,13 +23,7 @@ pytestmark = pytest.mark.browser
 
 
 def test_a_24_pair_duplicate_session_from_the_desk(page_factory):
-    tournament = make_tournament(
-        "scopa-tre-smazzate",
-        n_lines=24,
-        stages=[{"name": "Smazzate ripetute", "kind": Stage.Kind.DUPLICATE}],
-        end_value=2,
-        slug="duplicato-24",
-    )
+    tournament = make_tournament("scopa-tre-smazzate", n_lines=24, slug="duplicato-24")
     organizer = User.objects.create_user("direttrice", password="giornata-4321")
     tournament.organizers.add(organizer)
     page = page_factory()
@@ -38,15 +33,20 @@ def test_a_24_pair_duplicate_session_from_the_desk(page_factory):
     with page.expect_navigation():
         page.get_by_role("button", name=re.compile("Log in|Accedi")).click()
 
-    # draw: Mitchell, matchpoints (12 tables, 12 rounds, 24 boards of 2 a round)
-    row = page.locator("table.desk-stages tbody tr", has_text="Smazzate ripetute")
-    row.locator("select[name=movement]").select_option("mitchell")
-    row.locator("select[name=scoring]").select_option("matchpoints")
+    # the session from the desk's stages page: Mitchell, 2 boards a round, the full movement,
+    # matchpoints (12 tables, 12 rounds, 24 boards), the seed the engine's
+    page.goto("/desk/duplicato-24/stages/")
+    form = page.locator("form.duplicate-session")
+    form.locator("input[name=name]").fill("Smazzate ripetute")
+    form.locator("select[name=movement]").select_option("mitchell")
+    form.locator("input[name=boards_per_round]").fill("2")
+    form.locator("select[name=scoring]").select_option("matchpoints")
     with page.expect_navigation():
-        row.locator("form.draw-duplicate button[type=submit]").click()
+        form.locator("button[type=submit]").click()
     assert page.locator(".msg-success").first.is_visible(), page.locator("main").inner_text()
     save_screenshot(page, "duplicate-01-drawn")
     stage = tournament.stages.get()
+    assert stage.kind == Stage.Kind.DUPLICATE
     board_set = BoardSet.objects.get(stage=stage)
     assert len(board_set.boards) == 24
     assert Match.objects.filter(round__stage=stage).count() == 12 * 12

@@ -267,3 +267,51 @@ def test_a_closed_stages_boards_take_no_ruling_nor_its_withdrawal():
     with pytest.raises(BoardRulingError):
         duplicate.clear_ruling(match, ruled.board)
     assert [(r.line, r.score) for r in duplicate.field_ranking(board_set)] == ranking
+
+
+def test_a_penalty_under_matchpoints_takes_percentage_points_off():
+    """The penalty table's deduction counts its VP as percentage points by matchpoints: N3's
+    67.36 % less 2 is 65.36 % (still first); less 25 more it falls below N1's 45.83 %."""
+    from tournaments.services import penalties
+
+    tournament, stage, _board_set, names = _example()
+    n3 = next(pk for pk, name in names.items() if name == "N3")
+    match = Match.objects.filter(round__stage=stage, home_id=n3).first()
+    late = penalties.add_rule(tournament, label="Ritardo", kind="deduction", vp=2)
+    penalties.apply_penalty(match, n3, late.pk, reason="arrivata tardi")
+    shown = {n: (rank, round(float(p), 2)) for _d, rank, n, _s, p, _vp in _shown(stage, names)}
+    assert shown["N3"] == (1, 65.36) and shown["N1"] == (2, 45.83)
+    heavy = penalties.add_rule(tournament, label="Comportamento", kind="deduction", vp=25)
+    penalties.apply_penalty(match, n3, heavy.pk, reason="discussione al tavolo")
+    shown = {n: (rank, round(float(p), 2)) for _d, rank, n, _s, p, _vp in _shown(stage, names)}
+    assert shown["N3"] == (4, 40.36) and shown["N1"] == (1, 45.83)
+
+
+def test_tables_that_held_a_misprepared_deck_are_compared_among_themselves():
+    """Board 7 of the docs' session: tables 4 (round 1) and 3 (round 2) held the same wrong
+    deck "B" and played it. N4 +4 beats N3 0 there, N1 0 beats N2 −3 on the deck as prepared;
+    each pair is factored to the full top 6 (E = 4, N = 2): 5 and 1."""
+    tournament, stage, board_set, names = _example()
+    for number, table in ((1, 4), (2, 3)):
+        match = Match.objects.get(round__stage=stage, round__number=number, table_number=table)
+        duplicate.rule_board(match, 7, kind="other_deck", fault="neither", deck=" b ")
+    seven = {names[s.line]: s for s in duplicate.scores(board_set) if s.board == 7}
+    assert {n: seven[n].score for n in ("N4", "N3", "N1", "N2")} == {
+        "N4": 5,
+        "N3": 1,
+        "N1": 5,
+        "N2": 1,
+    }
+    assert all(s.factored and not s.adjusted for s in seven.values())
+    doc = json.loads(json.dumps(export.build_document(tournament)))
+    rulings = [
+        a
+        for r in doc["stages"][0]["rounds"]
+        for m in r["matches"]
+        for a in m.get("board_rulings", [])
+    ]
+    assert {"board": 7, "kind": "other_deck", "fault": "neither", "deck": "b"} in rulings
+    copy = import_document(doc, slug="copia-mazzo-b")
+    again = BoardSet.objects.get(stage__tournament=copy)
+    copied = sorted(float(s.score) for s in duplicate.scores(again) if s.board == 7)
+    assert copied == sorted(float(s.score) for s in seven.values())

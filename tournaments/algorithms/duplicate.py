@@ -27,7 +27,7 @@ import logging
 import math
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Generic, TypeVar
 
@@ -252,6 +252,21 @@ def totals(scores: Iterable[LineBoardScore[L]]) -> dict[L, LineTotal[L]]:
                 before.boards + 1,
             )
     return summed
+
+
+def less_percent(
+    line_totals: Mapping[L, LineTotal[L]], penalties: Mapping[L, int]
+) -> dict[L, LineTotal[L]]:
+    """Matchpoint totals after procedural penalties read in percent: a penalty of p takes p %
+    of the line's tops off its matchpoints, so its session percentage drops by p points, however
+    many boards it has played (a line without a board yet has no top to take from)."""
+    out = dict(line_totals)
+    for line, points in penalties.items():
+        total = out.get(line)
+        if total is None or not points:
+            continue
+        out[line] = replace(total, score=total.score - Fraction(points * total.top, 100))
+    return out
 
 
 def round_half_away(value: Fraction) -> int:

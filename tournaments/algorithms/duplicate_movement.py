@@ -110,9 +110,12 @@ def mitchell_movement(
     return schedule
 
 
-def howell_movement(order: Sequence[L], boards_per_round: int) -> list[list[BoardTable[L]]]:
+def howell_movement(
+    order: Sequence[L], boards_per_round: int, *, rounds: int | None = None
+) -> list[list[BoardTable[L]]]:
     """Every round of a complete Howell: each line meets every other once; with an odd number of
-    lines one sits out each round (its table is left out)."""
+    lines one sits out each round (its table is left out). `rounds`: only the first ones (a
+    session cut short meets not every line)."""
     if len(set(order)) != len(order):
         raise ValueError("a line appears twice in the start order")
     if len(order) < 3:
@@ -124,8 +127,11 @@ def howell_movement(order: Sequence[L], boards_per_round: int) -> list[list[Boar
         lines.append(None)
     fixed, circle = lines[-1], lines[:-1]
     m = len(circle)
+    rounds = m if rounds is None else rounds
+    if not 1 <= rounds <= m:
+        raise ValueError(f"a Howell of {len(order)} lines has 1 to {m} rounds")
     schedule = []
-    for r in range(m):
+    for r in range(rounds):
         boards = set_boards(r + 1, boards_per_round)
         pairs: list[tuple[L | None, L | None]] = [
             (fixed, circle[r]) if r % 2 else (circle[r], fixed)

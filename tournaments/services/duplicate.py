@@ -16,7 +16,6 @@ Secrecy: a board's cards are shown only once every table that holds it has a res
 from __future__ import annotations
 
 import logging
-import secrets
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -25,17 +24,19 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 import scopa
-from scopa.boards import Board, board_errors
+from scopa.boards import Board, board_errors, new_board_seed
 from scopa.errors import PlayError
-from tournaments.algorithms import duplicate, duplicate_movement
+from tournaments.algorithms import duplicate, duplicate_movement, mitchell
 from tournaments.algorithms.mitchell import Direction
 from tournaments.exceptions import BoardRulingError, ScheduleError, TournamentError
 from tournaments.models import (
     BoardAdjustment,
     BoardSet,
     EndRule,
+    ForbiddenPairing,
     Group,
     GroupMember,
+    Line,
     Match,
     Round,
     Stage,
@@ -54,15 +55,89 @@ def _movement(
 ) -> list[list[duplicate_movement.BoardTable[int]]]:
     order = [int(line_id) for line_id in board_set.start_order]
     if board_set.movement == BoardSet.Movement.HOWELL:
-        return duplicate_movement.howell_movement(order, board_set.boards_per_round)
+        return duplicate_movement.howell_movement(
+            order, board_set.boards_per_round, rounds=board_set.rounds
+        )
     return duplicate_movement.mitchell_movement(
-        order, board_set.boards_per_round, arrow_switch=board_set.arrow_switch
+        order,
+        board_set.boards_per_round,
+        rounds=board_set.rounds,
+        arrow_switch=board_set.arrow_switch,
     )
+
+
+def full_rounds(movement: str, n_lines: int) -> int:
+    """The rounds of a full movement for `n_lines` lines: a Mitchell one per table, a Howell
+    one fewer than the lines (counting the empty seat of an odd field)."""
+    if movement == BoardSet.Movement.HOWELL:
+        return n_lines - 1 if n_lines % 2 == 0 else n_lines
+    return (n_lines + 1) // 2
 
 
 def movement_of(board_set: BoardSet) -> list[list[duplicate_movement.BoardTable[int]]]:
     """Every round of the stage's movement, worked out again from the start order."""
     return _movement(board_set)
+
+
+def _forbidden_apart(
+    tournament: Any,
+    order: list[int],
+    *,
+    movement: str,
+    boards_per_round: int,
+    rounds: int | None,
+    arrow_switch: bool,
+) -> list[int]:
+    """The start order with the tournament's forbidden pairings kept from meeting: a Mitchell
+    seats each pair in one direction (`mitchell.seat_apart`, as a Mitchell stage does; lines of
+    one direction never meet), a Howell cannot move anyone. Refused, naming the pairs, when the
+    movement would still make one meet."""
+    present = set(order)
+    pairs = {
+        frozenset(pair)
+        for pair in ForbiddenPairing.objects.filter(tournament=tournament).values_list(
+            "line_a_id", "line_b_id"
+        )
+    }
+    pairs = {pair for pair in pairs if pair <= present}
+    if not pairs:
+        return order
+    if movement == BoardSet.Movement.MITCHELL:
+        order = mitchell.seat_apart(order, None, pairs).order
+        tables = duplicate_movement.mitchell_movement(
+            order, boards_per_round, rounds=rounds, arrow_switch=arrow_switch
+        )
+    else:
+        tables = duplicate_movement.howell_movement(order, boards_per_round, rounds=rounds)
+    meeting = {
+        pair
+        for round_tables in tables
+        for t in round_tables
+        if t.ns is not None and t.ew is not None and (pair := frozenset((t.ns, t.ew))) in pairs
+    }
+    if not meeting:
+        return order
+    names = dict(
+        Line.objects.filter(pk__in=[i for p in meeting for i in p]).values_list("pk", "name")
+    )
+    said = "; ".join(sorted(" – ".join(sorted(names[i] for i in pair)) for pair in meeting))
+    if movement == BoardSet.Movement.MITCHELL:
+        raise ScheduleError(
+            _(
+                "The forbidden pairings cannot all sit in one direction of this Mitchell, and "
+                "these lines would meet: %(pairs)s. Remove one from the list of forbidden "
+                "pairings to draw the stage."
+            )
+            % {"pairs": said}
+        )
+    raise ScheduleError(
+        _(
+            "In a Howell every line meets the others, and these lines would meet: %(pairs)s. "
+            "Choose a Mitchell (it seats them in one direction) or fewer rounds, or remove the "
+            "pairing from the list of forbidden pairings."
+        )
+        % {"pairs": said}
+    )
 
 
 @transaction.atomic
@@ -73,12 +148,14 @@ def draw_duplicate(
     scoring: str = BoardSet.Scoring.MATCHPOINTS,
     seed: str | None = None,
     arrow_switch: bool = False,
+    rounds: int | None = None,
     user: Any = None,
     replace: bool = False,
 ) -> BoardSet:
-    """Draw the board set from `seed` (a fresh secret one by default) and every round of the
-    movement, lines in seed order; a round plays as many boards as the tournament's matches have
-    deals, so the tournament's matches must end by deals."""
+    """Draw the board set from `seed` (a fresh secret one from the engine by default) and every
+    round of the movement (its first `rounds`, or all), lines in seed order; a round plays as
+    many boards as the tournament's matches have deals, so the tournament's matches must end by
+    deals."""
     if stage.kind != Stage.Kind.DUPLICATE:
         raise ScheduleError(_("Boards belong to a duplicate stage."))
     if movement not in BoardSet.Movement.values or scoring not in BoardSet.Scoring.values:
@@ -105,6 +182,22 @@ def draw_duplicate(
         raise ScheduleError(_("A duplicate stage needs at least three lines."))
     if movement == BoardSet.Movement.MITCHELL and (len(lines) + 1) // 2 == 2:
         raise ScheduleError(_("Two tables cannot play a Mitchell with boards: choose a Howell."))
+    most = full_rounds(movement, len(lines))
+    if rounds is not None and not 1 <= rounds <= most:
+        raise ScheduleError(
+            _("This movement of %(lines)d lines plays 1 to %(n)d rounds.")
+            % {"lines": len(lines), "n": most}
+        )
+    if rounds == most:
+        rounds = None
+    order = _forbidden_apart(
+        tournament,
+        [line.pk for line in lines],
+        movement=movement,
+        boards_per_round=max(1, tournament.end_value),
+        rounds=rounds,
+        arrow_switch=arrow_switch,
+    )
     replaced = schedule._clear_stage(stage, replace=replace, what=_("rounds"))
     BoardSet.objects.filter(stage=stage).delete()
     stage.groups.all().delete()
@@ -113,15 +206,16 @@ def draw_duplicate(
         raise ScheduleError(_("A round plays 1 to %(n)d boards.") % {"n": MAX_BOARDS_PER_ROUND})
     board_set = BoardSet(
         stage=stage,
-        seed=seed if seed is not None else secrets.token_hex(8),
+        seed=seed if seed is not None else new_board_seed(),
         movement=movement,
         scoring=scoring,
         boards_per_round=per_round,
-        start_order=[line.pk for line in lines],
+        start_order=order,
         arrow_switch=arrow_switch and movement == BoardSet.Movement.MITCHELL,
+        rounds=rounds,
     )
-    rounds = _movement(board_set)
-    n_boards = max(b for tables in rounds for t in tables for b in t.boards)
+    movement_rounds = _movement(board_set)
+    n_boards = max(b for tables in movement_rounds for t in tables for b in t.boards)
     boards = scopa.board_set(
         board_set.seed,
         n_boards,
@@ -134,10 +228,12 @@ def draw_duplicate(
     board_set.save()
     group = Group.objects.create(stage=stage, name="A", order=0)
     GroupMember.objects.bulk_create(
-        GroupMember(group=group, line=line, position=position)
-        for position, line in enumerate(lines, start=1)
+        GroupMember(group=group, line_id=line_id, position=position)
+        for position, line_id in enumerate(order, start=1)
     )
-    round_rows = [Round.objects.create(stage=stage, number=r) for r in range(1, len(rounds) + 1)]
+    round_rows = [
+        Round.objects.create(stage=stage, number=r) for r in range(1, len(movement_rounds) + 1)
+    ]
     matches = [
         Match(
             round=round_rows[t.round - 1],
@@ -146,7 +242,7 @@ def draw_duplicate(
             away_id=t.ew,
             table_number=t.table,
         )
-        for tables in rounds
+        for tables in movement_rounds
         for t in tables
         if t.plays
     ]
@@ -159,7 +255,7 @@ def draw_duplicate(
         "rounds.generated",
         user=user,
         stage=stage.pk,
-        rounds=len(rounds),
+        rounds=len(movement_rounds),
         matches=len(matches),
         boards=n_boards,
         replaced=replaced,
@@ -167,6 +263,68 @@ def draw_duplicate(
     logger.info("stage %s: %d boards, %d matches", stage.pk, n_boards, len(matches))
     lifecycle.sync_status(tournament)
     return board_set
+
+
+def _match_end_for_boards(tournament: Any, boards_per_round: int, user: Any) -> None:
+    """Make the tournament's matches end after `boards_per_round` deals (a duplicate round plays
+    a match's deals as its boards), unless some match is already drawn under another rule."""
+    if tournament.end_rule == EndRule.DEALS and tournament.end_value == boards_per_round:
+        return
+    if Match.objects.filter(round__stage__tournament=tournament).exists():
+        if tournament.end_rule == EndRule.DEALS:
+            raise ScheduleError(
+                _(
+                    "This tournament's matches are already drawn over %(n)d deals: a duplicate "
+                    "stage plays a match's deals as its boards, so choose %(n)d boards a round."
+                )
+                % {"n": tournament.end_value}
+            )
+        raise ScheduleError(
+            _(
+                "This tournament's matches are already drawn to %(n)d points: a duplicate stage "
+                "needs matches that end after a number of deals (its boards)."
+            )
+            % {"n": tournament.end_value}
+        )
+    tournament.end_rule = EndRule.DEALS
+    tournament.end_value = boards_per_round
+    tournament.save(update_fields=["end_rule", "end_value", "updated_at"])
+    changelog.record(tournament, "tournament.match_end", user=user, deals=boards_per_round)
+
+
+@transaction.atomic
+def create_session(
+    tournament: Any,
+    *,
+    name: str = "",
+    movement: str = BoardSet.Movement.MITCHELL,
+    scoring: str = BoardSet.Scoring.MATCHPOINTS,
+    boards_per_round: int,
+    rounds: int | None = None,
+    arrow_switch: bool = False,
+    position: int | None = None,
+    user: Any = None,
+) -> BoardSet:
+    """The desk's duplicate session in one step: a duplicate stage added to the day, the
+    tournament's matches set to end after the round's boards (refused once matches are drawn
+    under another rule), and the board set drawn from a fresh secret seed with its movement.
+    The variant and the seats are the tournament's. All or nothing."""
+    from tournaments.services import stages
+
+    if not 1 <= boards_per_round <= MAX_BOARDS_PER_ROUND:
+        raise ScheduleError(_("A round plays 1 to %(n)d boards.") % {"n": MAX_BOARDS_PER_ROUND})
+    _match_end_for_boards(tournament, boards_per_round, user)
+    stage = stages.add_stage(
+        tournament, user=user, position=position, name=name, kind=Stage.Kind.DUPLICATE
+    )
+    return draw_duplicate(
+        stage,
+        movement=movement,
+        scoring=scoring,
+        rounds=rounds,
+        arrow_switch=arrow_switch,
+        user=user,
+    )
 
 
 def boards_of(board_set: BoardSet) -> tuple[Board, ...]:
@@ -215,7 +373,7 @@ def board_results(board_set: BoardSet) -> list[duplicate.BoardResult[int]]:
     )
     deals = deals_in_force([m.pk for m in matches])
     rulings = {
-        (a.match_id, a.board): duplicate.Fault(a.fault)
+        (a.match_id, a.board): a
         for a in BoardAdjustment.objects.filter(match__in=[m.pk for m in matches])
     }
     results = []
@@ -224,10 +382,25 @@ def board_results(board_set: BoardSet) -> list[duplicate.BoardResult[int]]:
         assert match.home_id is not None and match.away_id is not None
         table = match.table_number or 0
         for board, deal in zip(boards, deals.get(match.pk, []), strict=False):
-            fault = rulings.get((match.pk, board))
-            if fault is not None:
+            ruling = rulings.get((match.pk, board))
+            if ruling is not None and ruling.kind == BoardAdjustment.Kind.OTHER_DECK:
+                # played on a misprepared deck: compared only with the tables that held it
+                home, away = deal.points
+                results.append(
+                    duplicate.BoardResult(
+                        board,
+                        table,
+                        match.home_id,
+                        match.away_id,
+                        home,
+                        away,
+                        deck=deck_key(ruling.deck),
+                    )
+                )
+                continue
+            if ruling is not None:
                 # the director's ruling replaces the deal stored for the board
-                adjusted = duplicate.adjusted_percentages(fault)
+                adjusted = duplicate.adjusted_percentages(duplicate.Fault(ruling.fault))
                 results.append(
                     duplicate.BoardResult(
                         board, table, match.home_id, match.away_id, adjusted=adjusted
@@ -239,6 +412,12 @@ def board_results(board_set: BoardSet) -> list[duplicate.BoardResult[int]]:
                 duplicate.BoardResult(board, table, match.home_id, match.away_id, home, away)
             )
     return results
+
+
+def deck_key(name: str) -> str:
+    """Which misprepared deck a table held, as compared: case and spacing do not matter, and a
+    deck left unnamed is one deck for every table that held a misprepared one."""
+    return " ".join((name or "").split()).casefold() or "misprepared"
 
 
 def _holders(board_set: BoardSet) -> dict[int, list[int]]:
@@ -271,8 +450,27 @@ def open_boards(board_set: BoardSet) -> set[int]:
     return {board for board, ids in holders.items() if all(i in done for i in ids)}
 
 
+def secret_tables(board_set: BoardSet) -> set[int]:
+    """The ids of the matches that hold a board still secret (a table whose result would tell
+    another table how its boards go); none once the stage is closed."""
+    if board_set.stage.status == Stage.Status.CLOSED:
+        return set()
+    shown = open_boards(board_set)
+    return {i for board, ids in _holders(board_set).items() if board not in shown for i in ids}
+
+
 def board_is_open(board_set: BoardSet, number: int) -> bool:
     return number in open_boards(board_set)
+
+
+def counted_boards(board_set: BoardSet) -> set[int]:
+    """The boards the ranking against the field counts: the open ones while the session runs
+    (a board some table has still to play would tell that table how it goes, and would rank
+    the lines that played it on part of the field), every board once the stage is closed (a
+    board a table never played is then factored among those that did)."""
+    if board_set.stage.status == Stage.Status.CLOSED:
+        return {int(data["number"]) for data in board_set.boards}
+    return open_boards(board_set)
 
 
 def seed_is_open(board_set: BoardSet) -> bool:
@@ -322,8 +520,12 @@ def field_ranking(
 ) -> list[duplicate.FieldRow[int]]:
     """The stage's lines ranked against the field (`duplicate.rank_field`): by the percentage of
     matchpoints, or by the VP of their differences from the average on the tournament's VP table
-    (net of the VP `penalties` took off), per direction in a Mitchell, overall in a Howell."""
+    (net of the VP `penalties` took off; by matchpoints each VP of a penalty takes one point
+    off the line's percentage), per direction in a Mitchell, overall in a Howell.
+    Only the `counted_boards` count: a board still secret takes no part."""
     results = board_results(board_set) if results is None else results
+    counted = counted_boards(board_set)
+    results = [r for r in results if r.board in counted]
     board_scores = scores(board_set, results)
     vp = None
     if board_set.scoring == BoardSet.Scoring.DIFFERENCE:
@@ -335,10 +537,14 @@ def field_ranking(
             # to the differences alone rather than failing every page that shows it
             logger.warning("stage %s: no VP for the differences: %s", board_set.stage_id, error)
             vp = {}
+    line_totals = duplicate.totals(board_scores)
     if vp is not None and penalties:
         vp = {line: vp.get(line, 0) - penalties.get(line, 0) for line in set(vp) | set(penalties)}
+    elif penalties:
+        # matchpoints: a deduction of the penalty table counts its VP as percentage points
+        line_totals = duplicate.less_percent(line_totals, penalties)
     order = [int(i) for i in board_set.start_order]
-    return duplicate.rank_field(order, duplicate.totals(board_scores), directions_of(board_set), vp)
+    return duplicate.rank_field(order, line_totals, directions_of(board_set), vp)
 
 
 def qualifying_lines(board_set: BoardSet, count: int, leave_out: set[int]) -> list[int]:
@@ -372,11 +578,13 @@ def rule_board(
     kind: str,
     fault: str,
     note: str = "",
+    deck: str = "",
     user: Any = None,
 ) -> BoardAdjustment:
     """Record the director's ruling on `board` at `match`'s table: it scores the adjusted
-    percentages by `fault` instead of the deal stored for it (a ruling again replaces the
-    earlier one). Logged like every desk decision."""
+    percentages by `fault` instead of the deal stored for it, or (`OTHER_DECK`) the deal as
+    played, compared only with the tables that held the same misprepared `deck` (a ruling
+    again replaces the earlier one). Logged like every desk decision."""
     _refuse_closed(match)
     if board not in board_numbers_of_match(match):
         raise BoardRulingError(
@@ -384,10 +592,17 @@ def rule_board(
         )
     if kind not in BoardAdjustment.Kind.values or fault not in BoardAdjustment.Fault.values:
         raise BoardRulingError(_("Choose what happened and who was at fault from the list."))
+    deck = " ".join(deck.split())[:20] if kind == BoardAdjustment.Kind.OTHER_DECK else ""
     ruling, created = BoardAdjustment.objects.update_or_create(
         match=match,
         board=board,
-        defaults={"kind": kind, "fault": fault, "note": note[:200], "created_by": user},
+        defaults={
+            "kind": kind,
+            "fault": fault,
+            "deck": deck,
+            "note": note[:200],
+            "created_by": user,
+        },
     )
     changelog.record(
         match.round.stage.tournament,
@@ -426,15 +641,20 @@ def traveller(board_set: BoardSet, number: int) -> list[duplicate.BoardResult[in
     return [r for r in board_results(board_set) if r.board == number]
 
 
-def export_doc(board_set: BoardSet, line_ref: Callable[[int], str | None]) -> dict[str, Any]:
+def export_doc(
+    board_set: BoardSet, line_ref: Callable[[int], str | None], *, full: bool = False
+) -> dict[str, Any]:
     """The stage's board set in the federation export, secrecy kept: the cards of a board only
-    once every table holding it has played it, the seed only once the stage is closed."""
-    shown = open_boards(board_set)
+    once every table holding it has played it (every board in the organizer's `full` export,
+    which the import reads back), the seed only once the stage is closed."""
+    shown = {int(data["number"]) for data in board_set.boards} if full else open_boards(board_set)
     return {
         "movement": board_set.movement,
         "scoring": board_set.scoring,
         "boards_per_round": board_set.boards_per_round,
         "arrow_switch": board_set.arrow_switch,
+        # a movement cut short (absent: the full movement, as older files read)
+        **({"rounds": board_set.rounds} if board_set.rounds else {}),
         "start_order": [line_ref(int(line_id)) for line_id in board_set.start_order],
         "seed": board_set.seed if seed_is_open(board_set) else None,
         "boards": [
@@ -489,6 +709,7 @@ def import_board_set(
             boards=[board.as_dict() for board in boards],
             start_order=order,
             arrow_switch=bool(data.get("arrow_switch", False)),
+            rounds=int(data["rounds"]) if data.get("rounds") is not None else None,
         )
         # a file exported before the stage closed keeps its seed secret: the boards stand alone
         board_set.full_clean(exclude=["stage"] if seed is not None else ["stage", "seed"])

@@ -94,8 +94,15 @@ def _none_last(value):
     return (value is None, value if value is not None else 0)
 
 
-def build_document(tournament: Tournament) -> dict:
-    """The export of one tournament as plain data (key order is part of the format)."""
+def build_document(tournament: Tournament, *, full: bool = False) -> dict:
+    """The export of one tournament as plain data (key order is part of the format).
+
+    The public export (``full`` False) keeps a running duplicate stage's secrets: a table that
+    holds a board still secret is exported as not played yet, the stage's standings are
+    withheld while it has such a table (their match totals count it), and a secret board
+    shows its number alone. The organizer's ``full`` export (``access.sees_secret_boards``; the
+    command line) carries every result and board, so it can be imported; the seed is shown to
+    no one before the stage is closed."""
     t = tournament
     entries = list(Entry.objects.filter(tournament=t).select_related("line"))
     stages = list(Stage.objects.filter(tournament=t).order_by("order"))
@@ -120,6 +127,14 @@ def build_document(tournament: Tournament) -> dict:
         rulings[ruling.match_id].append(ruling)
     for r in MatchResult.objects.filter(match_id__in=match_ids):
         results[r.match_id][r.line_id] = r
+    withheld: set[int] = set()  # matches shown as not played yet
+    secret_stages: set[int] = set()  # stages whose standings are withheld
+    if not full:
+        for board_set in BoardSet.objects.filter(stage__in=stages).select_related("stage"):
+            secret = duplicate.secret_tables(board_set)
+            withheld |= secret
+            if secret:
+                secret_stages.add(board_set.stage_id)
 
     # Lines: entries by seed (none last), name; then any line met in a match but not entered.
     entries.sort(key=lambda e: (*_none_last(e.seed), e.line.name, e.id))
@@ -158,6 +173,11 @@ def build_document(tournament: Tournament) -> dict:
         return match_ref.get(match_id) if match_id else None
 
     def match_doc(m: Match) -> dict:
+        if m.id in withheld:
+            return _withheld_match_doc(match_doc_shown(m))
+        return match_doc_shown(m)
+
+    def match_doc_shown(m: Match) -> dict:
         res = results.get(m.id, {})
         order = [x for x in (m.home_id, m.away_id) if x]
         return {
@@ -214,7 +234,14 @@ def build_document(tournament: Tournament) -> dict:
             **(
                 {
                     "board_rulings": [
-                        {"board": a.board, "kind": a.kind, "fault": a.fault} for a in rulings[m.id]
+                        {
+                            "board": a.board,
+                            "kind": a.kind,
+                            "fault": a.fault,
+                            # which misprepared deck the table held (that kind only)
+                            **({"deck": a.deck} if a.kind == "other_deck" else {}),
+                        }
+                        for a in rulings[m.id]
                     ]
                 }
                 if rulings.get(m.id)
@@ -226,16 +253,11 @@ def build_document(tournament: Tournament) -> dict:
     final = []
     for stage in stages:
         stage_groups = [g for g in groups if g.stage_id == stage.id]
-        standings = (
-            _standings(stage)
-            if stage.kind in (Stage.Kind.ROUND_ROBIN, Stage.Kind.DUPLICATE)
-            or stage.is_paired_by_round
-            else {}
-        )
+        standings = _stage_standings(stage, stage.id in secret_stages)
         stage_docs.append(
             {
                 **(_pairing_doc(stage) if stage.is_paired_by_round else {}),
-                **_duplicate_doc(stage, lref),
+                **_duplicate_doc(stage, lref, full),
                 "order": stage.order,
                 "name": stage.name,
                 "kind": stage.kind,
@@ -283,7 +305,7 @@ def build_document(tournament: Tournament) -> dict:
         else:
             final = [
                 {"group": name, **_standing_doc(row, lref)}
-                for name, rows in _standings(last).items()
+                for name, rows in _stage_standings(last, last.id in secret_stages).items()
                 for row in rows
             ]
 
@@ -394,12 +416,40 @@ def _prizes_doc(t: Tournament, final: list[dict], entry_of: dict, line_ref: dict
     ]
 
 
-def _duplicate_doc(stage, lref) -> dict:
-    """A duplicate stage's boards and movement (secrets left out), absent for the other kinds."""
+def _duplicate_doc(stage, lref, full: bool) -> dict:
+    """A duplicate stage's boards and movement (secrets left out of the public export), absent
+    for the other kinds."""
     if stage.kind != Stage.Kind.DUPLICATE:
         return {}
     board_set = BoardSet.objects.filter(stage=stage).first()
-    return {"duplicate": duplicate.export_doc(board_set, lref)} if board_set else {}
+    return {"duplicate": duplicate.export_doc(board_set, lref, full=full)} if board_set else {}
+
+
+def _withheld_match_doc(doc: dict) -> dict:
+    """A table of a running duplicate stage that holds a board still secret, in the public
+    export: as not played yet (its deals, points and winner would tell the tables still to play
+    the board how it goes)."""
+    shown = {key: value for key, value in doc.items() if key != "board_rulings"}
+    return shown | {
+        "status": Match.Status.SCHEDULED,
+        "outcome": None,
+        "winner": None,
+        "offender": None,
+        "deals": [],
+        "results": [],
+    }
+
+
+def _stage_standings(stage, withheld: bool) -> dict[str, list]:
+    """The standings a stage's document carries: none for a knock-out; none in the public
+    export of a duplicate stage while some of its boards are secret (`withheld`: their match
+    totals count the tables still secret; the ranking on the open boards is on the stage's
+    page)."""
+    if withheld or not (
+        stage.kind in (Stage.Kind.ROUND_ROBIN, Stage.Kind.DUPLICATE) or stage.is_paired_by_round
+    ):
+        return {}
+    return _standings(stage)
 
 
 def _pairing_doc(stage) -> dict:
@@ -550,15 +600,16 @@ class Rendered:
     last_modified: dt.datetime
 
 
-def rendered(tournament: Tournament, kind: str = "json") -> Rendered:
-    """The export (``json``, ``standings.csv`` or ``results.csv``) with its ETag, from the cache
-    while the tournament's stamp has not moved."""
+def rendered(tournament: Tournament, kind: str = "json", *, full: bool = False) -> Rendered:
+    """The export (``json``, ``standings.csv`` or ``results.csv``; the organizer's ``full`` one
+    or the public one) with its ETag, from the cache while the tournament's stamp has not
+    moved."""
     fingerprint, last_modified = stamp(tournament)
-    key = f"ratings:export:{tournament.pk}:{kind}:{fingerprint}"
+    key = f"ratings:export:{tournament.pk}:{kind}:{'full' if full else 'public'}:{fingerprint}"
     hit = cache.get(key)
     if hit is not None:
         return hit
-    doc = build_document(tournament)
+    doc = build_document(tournament, full=full)
     if kind == "json":
         body = dumps(doc)
     elif kind == "standings.csv":

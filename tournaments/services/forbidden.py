@@ -1,8 +1,10 @@
 """Pairings the organizer forbids: two lines of a tournament that must never meet.
 
 Danish and Swiss rounds never pair them; a Mitchell movement seats them in the same direction
-(``tournaments.services.pairing``). A pairing added after a round was paired holds from the next
-pairing on: rounds already paired stay as they are.
+(``tournaments.services.pairing``), and so does a duplicate stage's Mitchell when it is drawn
+(``tournaments.services.duplicate``, which refuses a draw that would still make them meet). A
+pairing added after a round was paired holds from the next pairing on: rounds already paired
+stay as they are.
 """
 
 from __future__ import annotations

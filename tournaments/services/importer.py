@@ -193,7 +193,12 @@ def _ruling(match: Match, m: dict, data: dict) -> BoardAdjustment:
             % {"ref": m["ref"]}
         )
     return BoardAdjustment(
-        match=match, board=board, kind=data["kind"], fault=data["fault"], note=data.get("note", "")
+        match=match,
+        board=board,
+        kind=data["kind"],
+        fault=data["fault"],
+        deck=" ".join(str(data.get("deck") or "").split())[:20],
+        note=data.get("note", ""),
     )
 
 

@@ -24,7 +24,8 @@ class Command(BaseCommand):
         tournament = Tournament.objects.filter(slug=slug).first()
         if tournament is None:
             raise CommandError(f"no tournament with slug {slug!r}")
-        doc = build_document(tournament)
+        # the command line is the organizer's: every board and result, for an import
+        doc = build_document(tournament, full=True)
         body = {"json": dumps, "standings.csv": standings_csv, "results.csv": results_csv}[kind](
             doc
         )
