@@ -75,6 +75,8 @@ ALLOWED_HOSTS = env("ALLOWED_HOSTS")
 # another one than the phones reach; empty: the address the desk was opened at.
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="")
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# A refused form gets a page that says what to do, in the visitor's language (public/errors.py).
+CSRF_FAILURE_VIEW = "public.errors.csrf_failure"
 
 # Served over HTTPS (behind a proxy that terminates TLS): ``HTTPS=true`` turns on everything
 # ``check --deploy`` asks for. Off by default so the development server works over plain HTTP.

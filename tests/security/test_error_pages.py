@@ -2,7 +2,7 @@
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import RequestFactory
+from django.test import Client, RequestFactory
 from django.urls import reverse
 from django.utils import translation
 from django.views.defaults import server_error
@@ -25,6 +25,20 @@ def test_404_is_ours_in_italian_and_english(client):
     client.cookies["django_language"] = "en"
     text = client.get("/no/such/page/").content.decode()
     assert 'lang="en"' in text and "Page not found" in text
+
+
+def test_a_stale_form_gets_our_page_not_djangos():
+    """A form sent with a token from before a login or a logout (another tab, an expired
+    session): Django's English technical page said "CSRF verification failed"."""
+    client = Client(enforce_csrf_checks=True)
+    response = client.post(reverse("desk:login"), {"username": "x", "password": "y"})
+    assert response.status_code == 403
+    text = response.content.decode()
+    assert _is_site_page(text) and 'lang="it"' in text
+    assert "Questa pagina era scaduta" in text and "CSRF" not in text
+    client.cookies["django_language"] = "en"
+    text = client.post(reverse("desk:login"), {}).content.decode()
+    assert "This page was out of date" in text and "Nothing was saved" in text
 
 
 def test_403_says_why(client):
