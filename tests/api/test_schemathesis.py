@@ -2,10 +2,11 @@
 
 Requests go straight to the WSGI application (no server) with an organizer's token, over a
 tournament with lines, matches and a verified record, so generated ids sometimes hit real rows.
-Each operation of the schema is a test of its own, so pytest-xdist spreads them. Bounded to stay well under a minute: the schema's own examples and ``MAX_EXAMPLES`` fuzzed
-requests per operation, valid and invalid. schemathesis's coverage phase (every boundary and
-wrong-type value of every parameter, about 3,500 requests over this schema, three quarters of
-the test's time) is left out here; ``SCHEMATHESIS_COVERAGE=1`` runs it too, as ``.ci/run`` does.
+Each operation of the schema is a test of its own, so pytest-xdist spreads them. Bounded: the
+schema's own examples and ``MAX_EXAMPLES`` fuzzed requests per operation, valid and invalid.
+schemathesis's coverage phase (every boundary and wrong-type value of every parameter, about
+3,500 requests over this schema, three quarters of the time) is left out here;
+``SCHEMATHESIS_COVERAGE=1`` runs it too, as ``.ci/run`` does.
 """
 
 import json
