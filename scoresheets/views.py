@@ -211,9 +211,9 @@ def _with_link(view=None, *, json_answer=False):
 # desk user's session names who acted) is checked on every call instead, with nothing that
 # expires: the call must come from a page of this site (``Origin`` and ``Sec-Fetch-Site``,
 # when the browser sends them: every current one does), and must not be a request another
-# site's page can make without asking first (a form's or a "simple" request's content types;
-# the script sends JSON, which across origins needs a CORS preflight this site never grants).
-# docs/security.md, "The sheet's calls and CSRF". The answer forms of the sheet page keep
+# site's page can make without asking first (a form's or a "simple" request's content types,
+# or none; the script sends JSON, which across origins needs a CORS preflight this site never
+# grants). docs/security.md, "The sheet's calls and CSRF". The answer forms of the sheet page keep
 # Django's token: they are posted from a page just rendered.
 _SIMPLE_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
 
@@ -252,6 +252,9 @@ def _from_this_site(view):
             (origin is not None and not _own_origin(request, origin))
             or (fetch_site is not None and fetch_site not in ("same-origin", "none"))
             or content_type in _SIMPLE_TYPES
+            # no type at all (a Blob or ArrayBuffer body) is a simple request too; the script
+            # always names its JSON
+            or not content_type
         ):
             return _refusal(
                 _("This request did not come from the score sheet's own page."),

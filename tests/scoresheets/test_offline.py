@@ -108,6 +108,9 @@ def test_the_sheets_calls_need_no_csrf_token_but_must_come_from_its_page(first_m
         post(sync, HTTP_SEC_FETCH_SITE="same-site"),
         post(sync, content_type="text/plain", HTTP_ORIGIN=here),
         post(check, content_type="application/x-www-form-urlencoded"),
+        # a body with no type (a Blob's), from a browser that sends neither Origin nor
+        # Sec-Fetch-Site: another site may send it without asking
+        post(check, content_type=""),
     ):
         assert refused.status_code == 403 and refused.json()["ok"] is False
     assert not TableReport.objects.exclude(state=State.DRAFT).exists()
