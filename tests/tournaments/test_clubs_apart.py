@@ -293,4 +293,6 @@ def test_a_pairing_forbidden_once_a_mitchell_is_seated_is_refused_if_they_would_
     assert not ForbiddenPairing.objects.exists()
     forbidden.forbid_pairing(tournament, *met)
     forbidden.forbid_pairing(tournament, order[0], order[2])  # both North-South
-    assert ForbiddenPairing.objects.count() == 2
+    Entry.objects.filter(line_id=third.ew).update(withdrawn=True)  # plays no more
+    forbidden.forbid_pairing(tournament, third.ew, ns)
+    assert ForbiddenPairing.objects.count() == 3

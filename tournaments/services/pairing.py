@@ -330,6 +330,8 @@ def mitchell_meeting(tournament, line_a, line_b) -> tuple[Stage, int] | None:
     ``line_a`` and ``line_b`` sit in opposite directions, and the first round not yet paired in
     which its movement makes them meet, or ``None``: its seats are set, so a pairing forbidden
     now could no longer keep them apart."""
+    if {line_a, line_b} & withdrawn_line_ids(tournament.pk):
+        return None  # a withdrawn line plays no more rounds
     stages = Stage.objects.filter(tournament=tournament, kind=Stage.Kind.MITCHELL).exclude(
         status=Stage.Status.CLOSED
     )
