@@ -17,12 +17,15 @@ import uuid
 from functools import wraps
 from math import ceil
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.contrib import messages
 from django.db.models import Q
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import is_same_domain
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
@@ -208,11 +211,32 @@ def _with_link(view=None, *, json_answer=False):
 # desk user's session names who acted) is checked on every call instead, with nothing that
 # expires: the call must come from a page of this site (``Origin`` and ``Sec-Fetch-Site``,
 # when the browser sends them: every current one does), and must not be a request another
-# site's page can make without asking first (a form's or a "simple" request's content types;
-# the script sends JSON, which across origins needs a CORS preflight this site never grants).
-# docs/security.md, "The sheet's calls and CSRF". The answer forms of the sheet page keep
+# site's page can make without asking first (a form's or a "simple" request's content types,
+# or none; the script sends JSON, which across origins needs a CORS preflight this site never
+# grants). docs/security.md, "The sheet's calls and CSRF". The answer forms of the sheet page keep
 # Django's token: they are posted from a page just rendered.
 _SIMPLE_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data", "text/plain")
+
+
+def _own_origin(request, origin: str) -> bool:
+    """Whether ``origin`` is this site's, as Django's own CSRF check reads it: the address the
+    request reached, or one of ``CSRF_TRUSTED_ORIGINS`` (a proxy that passes another host
+    name or port than the phone used; ``*.`` for any subdomain). The desk's forms pass that
+    check, so the sheet's calls from the same pages must too."""
+    if origin == f"{request.scheme}://{request.get_host()}":
+        return True
+    trusted = settings.CSRF_TRUSTED_ORIGINS
+    if origin in trusted:
+        return True
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
+    return any(
+        is_same_domain(parts.netloc, allowed.netloc.lstrip("*"))
+        for allowed in map(urlsplit, (o for o in trusted if "*" in o))
+        if allowed.scheme == parts.scheme
+    )
 
 
 def _from_this_site(view):
@@ -225,9 +249,12 @@ def _from_this_site(view):
         fetch_site = request.headers.get("Sec-Fetch-Site")
         content_type = request.content_type.lower()
         if (
-            (origin is not None and origin != f"{request.scheme}://{request.get_host()}")
+            (origin is not None and not _own_origin(request, origin))
             or (fetch_site is not None and fetch_site not in ("same-origin", "none"))
             or content_type in _SIMPLE_TYPES
+            # no type at all (a Blob or ArrayBuffer body) is a simple request too; the script
+            # always names its JSON
+            or not content_type
         ):
             return _refusal(
                 _("This request did not come from the score sheet's own page."),

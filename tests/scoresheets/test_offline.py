@@ -108,6 +108,9 @@ def test_the_sheets_calls_need_no_csrf_token_but_must_come_from_its_page(first_m
         post(sync, HTTP_SEC_FETCH_SITE="same-site"),
         post(sync, content_type="text/plain", HTTP_ORIGIN=here),
         post(check, content_type="application/x-www-form-urlencoded"),
+        # a body with no type (a Blob's), from a browser that sends neither Origin nor
+        # Sec-Fetch-Site: another site may send it without asking
+        post(check, content_type=""),
     ):
         assert refused.status_code == 403 and refused.json()["ok"] is False
     assert not TableReport.objects.exclude(state=State.DRAFT).exists()
@@ -120,6 +123,37 @@ def test_the_sheets_calls_need_no_csrf_token_but_must_come_from_its_page(first_m
     # the answer forms of the page still want Django's token
     dispute = phone.post(reverse("table:sheet", args=[f"k{home.pk}", first_match.pk]))
     assert dispute.status_code == 403
+
+
+def test_the_sheets_calls_accept_the_origins_the_desk_trusts(first_match, sides, settings):
+    """Behind a proxy that passes Django another host name or port than the phone used, the
+    operator lists the public address in ``CSRF_TRUSTED_ORIGINS`` (the desk's forms need it):
+    the sheet's calls from that address are not refused, a sibling subdomain still is."""
+    from django.test import Client
+
+    settings.CSRF_TRUSTED_ORIGINS = ["https://tornei.example.org", "https://*.circolo.example"]
+    home, _away = sides
+    phone = Client(enforce_csrf_checks=True)
+    phone.get(reverse("table:sheet", args=[home.token, first_match.pk]))
+    check = reverse("table:check", args=[f"k{home.pk}", first_match.pk])
+    body = json.dumps(
+        {"deals": SHEET, "client_key": str(uuid.uuid4()), "lines": _lines(first_match)}
+    )
+
+    def post(origin, site="same-origin"):
+        return phone.post(
+            check,
+            body,
+            content_type="application/json",
+            HTTP_ORIGIN=origin,
+            HTTP_SEC_FETCH_SITE=site,
+        )
+
+    assert post("https://tornei.example.org").status_code == 200
+    assert post("https://sala.circolo.example").status_code == 200
+    assert post("https://evil.example.org").status_code == 403
+    assert post("http://tornei.example.org").status_code == 403
+    assert post("https://tornei.example.org", site="same-site").status_code == 403
 
 
 def test_a_late_sheet_meeting_a_desk_result_waits_for_the_referee(first_match, sides):

@@ -270,3 +270,29 @@ def test_swiss_keeps_clubs_apart_and_names_the_meetings_it_cannot_avoid():
     swiss_stage = _stage(small, Stage.Kind.SWISS, rounds_planned=2, keep_clubs_apart=True)
     (meeting,) = pairing.club_meetings(pairing.pair_next_round(swiss_stage))
     assert all(name.startswith("Linea") for name in meeting)
+
+
+def test_a_pairing_forbidden_once_a_mitchell_is_seated_is_refused_if_they_would_meet():
+    """The seats of a Mitchell are set in round 1: two lines in opposite directions forbidden
+    afterwards would still meet, so the forbidding is refused with the round; lines of one
+    direction, or who met only in a round already paired, may be forbidden."""
+    tournament = make_tournament(n_lines=8)
+    stage = _stage(tournament, Stage.Kind.MITCHELL)
+    first = pairing.pair_next_round(stage)
+    order = list(
+        pairing.open_group(stage).members.order_by("position").values_list("line_id", flat=True)
+    )
+    (met,) = [
+        (m.home_id, m.away_id) for m in first.matches.filter(table_number=1)
+    ]  # round 1, already paired: no meeting left
+    ns = order[0]
+    (third,) = [t for t in mitchell.mitchell_round(order, 3, rounds=4) if t.ns == ns]
+    with pytest.raises(ForbiddenPairingError) as refused:
+        forbidden.forbid_pairing(tournament, third.ew, ns)
+    assert "turno 3" in str(refused.value)
+    assert not ForbiddenPairing.objects.exists()
+    forbidden.forbid_pairing(tournament, *met)
+    forbidden.forbid_pairing(tournament, order[0], order[2])  # both North-South
+    Entry.objects.filter(line_id=third.ew).update(withdrawn=True)  # plays no more
+    forbidden.forbid_pairing(tournament, third.ew, ns)
+    assert ForbiddenPairing.objects.count() == 3

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from tournaments.exceptions import ForbiddenPairingError
 from tournaments.models import Entry, ForbiddenPairing
 from tournaments.services import changelog
+from tournaments.services import pairing as pairings
 
 
 def forbidden_pairings(tournament) -> list[ForbiddenPairing]:
@@ -48,6 +49,17 @@ def forbid_pairing(tournament, line_a_id, line_b_id, *, note="", user=None) -> F
     )
     if entered != {line_a_id, line_b_id}:
         raise ForbiddenPairingError(_("Both lines must be registered in the tournament."))
+    seated = pairings.mitchell_meeting(tournament, line_a_id, line_b_id)
+    if seated is not None:
+        stage, number = seated
+        raise ForbiddenPairingError(
+            _(
+                "These two lines sit in opposite directions of the Mitchell movement of "
+                "“%(stage)s”, already seated, and meet in round %(round)d: the movement cannot "
+                "change under the lines playing it."
+            )
+            % {"stage": stage.name, "round": number}
+        )
     low, high = sorted((line_a_id, line_b_id))
     if ForbiddenPairing.objects.filter(
         tournament=tournament, line_a_id=low, line_b_id=high

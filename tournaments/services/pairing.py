@@ -325,6 +325,35 @@ def _ensure_group(stage, user, *, accept_meetings=False):
     return group
 
 
+def mitchell_meeting(tournament, line_a, line_b) -> tuple[Stage, int] | None:
+    """A Mitchell stage of ``tournament`` already seated (round 1 paired, not closed) where
+    ``line_a`` and ``line_b`` sit in opposite directions, and the first round not yet paired in
+    which its movement makes them meet, or ``None``: its seats are set, so a pairing forbidden
+    now could no longer keep them apart."""
+    if {line_a, line_b} & withdrawn_line_ids(tournament.pk):
+        return None  # a withdrawn line plays no more rounds
+    stages = Stage.objects.filter(tournament=tournament, kind=Stage.Kind.MITCHELL).exclude(
+        status=Stage.Status.CLOSED
+    )
+    for stage in stages.order_by("order", "pk"):
+        group = open_group(stage)
+        last = Round.objects.filter(stage=stage).order_by("-number").first()
+        if group is None or last is None:
+            continue
+        order = list(group.members.order_by("position").values_list("line_id", flat=True))
+        if line_a not in order or line_b not in order:
+            continue
+        rounds = stage.rounds_planned or mitchell.table_count(len(order))
+        for number in range(last.number + 1, rounds + 1):
+            try:
+                tables = mitchell.mitchell_round(order, number, rounds=rounds)
+            except ValueError:  # a movement that cannot go on: the pairing says so
+                return None
+            if any({table.ns, table.ew} == {line_a, line_b} for table in tables):
+                return stage, number
+    return None
+
+
 def _late_mitchell_check(stage, group, late_line, next_number, *, accept_meetings):
     """A late pair takes the empty East-West seat, the only free one: refused with
     :class:`ClubsApartError` when there it would meet, in the rounds left, a line it must never
