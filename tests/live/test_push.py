@@ -408,3 +408,31 @@ def test_a_push_process_subscribes_once_per_page_group(redis_layer):
 
     async_to_sync(scenario)()
     server.close()
+
+
+def test_a_lost_subscription_closes_its_sockets_and_a_new_one_subscribes_again(redis_layer):
+    """The push process's subscription lost (Redis restarted): its sockets close (1012), so
+    their pages poll and reconnect instead of waiting on a socket that hears nothing; the
+    socket that reconnects subscribes afresh and hears the next result."""
+    from live import broadcast
+    from live.groups import LiveEvent, announce
+
+    tournament = factories.tournament(lines=2)
+    path = f"/ws/t/{tournament.slug}/"
+
+    async def scenario():
+        page = WebsocketCommunicator(application, path, headers=HEADERS)
+        assert (await page.connect(timeout=5))[0]
+        hub = broadcast._hubs[asyncio.get_running_loop()]
+        await hub._pubsub.connection.disconnect()  # as a restarted Redis would
+        assert await page.receive_output(timeout=2) == {"type": "websocket.close", "code": 1012}
+        await page.disconnect()
+        again = WebsocketCommunicator(application, path, headers=HEADERS)
+        assert (await again.connect(timeout=5))[0]
+        try:
+            await asyncio.to_thread(announce, tournament.pk, LiveEvent.STAGE)
+            assert (await again.receive_json_from(timeout=1))["what"] == "stage"
+        finally:
+            await again.disconnect()
+
+    async_to_sync(scenario)()
