@@ -303,6 +303,10 @@ CHANNEL_LAYERS = {
         else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
     )
 }
+# The public pages' messages encoded once and written by each push process to its own sockets
+# (live/broadcast.py); off, they go one socket at a time through the channel layer's group_send
+# (bench/fanout.py measures both).
+LIVE_BROADCAST = env.bool("LIVE_BROADCAST", default=True)
 
 # Webhooks (docs/webhooks.md). Receivers on private, loopback or link-local addresses are
 # refused unless WEBHOOK_ALLOW_PRIVATE_NETWORKS is set (a test rig, a receiver on the same host).

@@ -17,7 +17,9 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
 
-from live.groups import LiveEvent, desk_group_name, group_name, page_language
+from live import broadcast
+from live.groups import LiveEvent, desk_group_name, frame_of, group_name, page_language
+from live.versions import current_version
 from tournaments import access
 from tournaments.access import Action
 from tournaments.models import Tournament
@@ -32,7 +34,10 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
     """The socket of a tournament's public pages (``/ws/t/<slug>/``)."""
 
     groups_joined: list[str]
+    broadcasts_joined: list[str]
     tournament_id: int | None = None
+    _accepted = False
+    _early: list[Any]  # ASGI send events
 
     def allowed_tournaments(self, user: ScopeUser) -> QuerySet[Tournament]:
         return access.visible_tournaments(user)
@@ -50,7 +55,7 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
         return allowed.filter(slug=slug).values_list("pk", flat=True).first()
 
     async def connect(self) -> None:
-        self.groups_joined = []
+        self.groups_joined, self.broadcasts_joined, self._early = [], [], []
         slug = self.scope["url_route"]["kwargs"]["slug"]
         tournament_id = await database_sync_to_async(self._tournament_id)(
             slug, self.scope.get("user")
@@ -59,10 +64,38 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4404)
             return
         self.tournament_id = tournament_id
+        public = group_name(tournament_id, self.language())
         for group in self.groups_of(tournament_id):
-            await self.channel_layer.group_add(group, self.channel_name)
-            self.groups_joined.append(group)
+            if group == public and broadcast.enabled():
+                # the public group's frames come encoded once, in version order (broadcast.py);
+                # subscribed before the handshake ends, so the page misses nothing after it
+                try:
+                    await broadcast.hub().join(group, self, self._version_now)
+                except Exception:  # Redis unreachable: the page polls and tries again later
+                    logger.exception("live: could not subscribe to %s", group)
+                    await self.close(code=broadcast.CLOSE_CODE)
+                    return
+                self.broadcasts_joined.append(group)
+            else:
+                await self.channel_layer.group_add(group, self.channel_name)
+                self.groups_joined.append(group)
         await self.accept()
+        self._accepted = True
+        for message in self._early:
+            await self.base_send(message)
+        self._early.clear()
+
+    async def hear(self, message: Any) -> None:
+        """A frame from the broadcast: kept until the handshake is accepted, then sent."""
+        if self._accepted:
+            await self.base_send(message)
+        else:
+            self._early.append(message)
+
+    async def _version_now(self) -> int | None:
+        if self.tournament_id is None:
+            return None
+        return await database_sync_to_async(current_version)(self.tournament_id)
 
     def _still_allowed(self) -> bool:
         user = self.scope.get("user")
@@ -74,6 +107,8 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         for group in getattr(self, "groups_joined", []):
             await self.channel_layer.group_discard(group, self.channel_name)
+        for group in getattr(self, "broadcasts_joined", []):
+            await broadcast.hub().leave(group, self)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         """The page has nothing to say; anything it sends is ignored."""
@@ -85,12 +120,7 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
                 # the user's role went: the socket goes with it (4403, as a refused handshake)
                 await self.close(code=4403)
             return  # nothing to refresh: the change log's own message does that
-        message: dict[str, Any] = {"type": "changed", "what": what}
-        if "v" in event:
-            message["v"] = event["v"]
-        if "rows" in event:
-            message["rows"] = event["rows"]
-        await self.send_json(message)
+        await self.send_json(frame_of(event))
 
 
 class DeskConsumer(TournamentConsumer):

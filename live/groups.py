@@ -9,6 +9,7 @@ never carries what only the desk may see.
 
 import asyncio
 import enum
+import json
 import logging
 import os
 import threading
@@ -19,7 +20,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 
-from live import patches
+from live import broadcast, patches
 
 logger = logging.getLogger(__name__)
 
@@ -145,19 +146,40 @@ def announce(
                 if rows is not None:
                     message["rows"] = rows
             sends.append((group_name(tournament_id, language), message))
+    # the public groups' frames, encoded once here, go through the broadcast when it is on
+    frames = [
+        (group, json.dumps(frame_of(message)), message.get("v"))
+        for group, message in sends
+        if not what.desk_only and broadcast.enabled()
+    ]
+    layered = [] if frames else sends
     try:
         if isinstance(layer, InMemoryChannelLayer):
+            for group, frame, version in frames:
+                broadcast.deliver_here(group, frame, version)
             # Its queues belong to the server's loop, which async_to_sync finds from a view;
             # a process without sockets (a worker) has nobody to tell.
-            for group, message in sends:
+            for group, message in layered:
                 if layer.groups.get(group):
                     async_to_sync(layer.group_send)(group, message)
         else:
 
             async def send_all() -> None:
-                for group, message in sends:
+                for group, frame, version in frames:
+                    await broadcast.publish(group, frame, version)
+                for group, message in layered:
                     await layer.group_send(group, message)
 
             _sending_loop.run(send_all, SEND_TIMEOUT_S)
     except Exception:  # the push is a convenience: polling still refreshes the pages
         logger.exception("live: could not announce %s for tournament %s", what, tournament_id)
+
+
+def frame_of(event: dict[str, Any]) -> dict[str, Any]:
+    """What a page's socket receives for a group's message (``public/static/js/live.js``)."""
+    message: dict[str, Any] = {"type": "changed", "what": event.get("what", "")}
+    if "v" in event:
+        message["v"] = event["v"]
+    if "rows" in event:
+        message["rows"] = event["rows"]
+    return message

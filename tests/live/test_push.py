@@ -239,18 +239,20 @@ def redis_layer(channel_layer):
 
 
 async def _listening(layer, tournament_id):
-    """A new channel in the tournament's public group."""
-    from live.groups import group_name
+    """A new channel in the tournament's desk group (the public groups go through the
+    broadcast, live/broadcast.py)."""
+    from live.groups import desk_group_name
 
     channel = await layer.new_channel()
-    await layer.group_add(group_name(tournament_id, "it"), channel)
+    await layer.group_add(desk_group_name(tournament_id), channel)
     return channel
 
 
 def test_results_announced_from_a_worker_share_one_redis_connection(redis_layer, monkeypatch):
     """A Celery worker (synchronous code) announces each result: ``async_to_sync`` made an
     event loop, and channels_redis a Redis connection, for every one of them. They now go
-    through one loop of the process's own, which keeps its connection.
+    through one loop of the process's own, which keeps its connections (the layer's, for the
+    desk, and the broadcast's publisher, for the public pages).
 
     The connections counted are the ones this process opens (redis-py's asyncio ``_connect``),
     not the server's ``total_connections_received``, which every other client of the shared
@@ -269,16 +271,18 @@ def test_results_announced_from_a_worker_share_one_redis_connection(redis_layer,
     monkeypatch.setattr(Connection, "_connect", counted)
     layer = redis_layer
     channel = async_to_sync(_listening)(layer, 77)
-    announce(77, "result")  # the process's loop and its connection, once
+    announce(77, "log")  # the process's loop and its connections, once
+    announce(77, "result")
     before = len(opened)
     for _ in range(20):
         announce(77, "result")
+        announce(77, "log")
     assert len(opened) - before <= 1
 
     async def heard():
         return [await asyncio.wait_for(layer.receive(channel), 1) for _ in range(21)]
 
-    assert {message["what"] for message in async_to_sync(heard)()} == {"result"}
+    assert {message["what"] for message in async_to_sync(heard)()} == {"log"}
 
 
 class _StuckLayer:
@@ -327,7 +331,108 @@ def test_an_announcement_from_a_coroutine_is_sent_by_its_own_loop(redis_layer):
 
     async def scenario():
         channel = await _listening(layer, 78)
-        announce(78, "stage")
+        announce(78, "log")
         return await asyncio.wait_for(layer.receive(channel), 1)
 
-    assert async_to_sync(scenario)()["what"] == "stage"
+    assert async_to_sync(scenario)()["what"] == "log"
+
+
+# -- the broadcast: public frames encoded once, in version order -------------------------------
+
+
+def test_versions_reach_a_page_in_order(channel_layer, monkeypatch):
+    """Two results saved at once move the version to 1 and 2, and their messages may be sent
+    2 first (each renders its rows after the bump): the page saw a gap and fetched itself. The
+    push process now holds a message that skips a version until the skipped one comes (or
+    HOLD_S passes: a message lost for good is sent then, and the page fetches itself once)."""
+    from live import broadcast
+    from live.groups import LiveEvent, announce
+
+    monkeypatch.setattr(broadcast, "HOLD_S", 0.3)
+    tournament = factories.tournament(lines=2)
+
+    async def scenario():
+        page = WebsocketCommunicator(application, f"/ws/t/{tournament.slug}/", headers=HEADERS)
+        assert (await page.connect(timeout=5))[0]
+        try:
+            for version in (2, 1):  # the second result's message first
+                await asyncio.to_thread(announce, tournament.pk, LiveEvent.RESULT, version=version)
+            first = await page.receive_json_from(timeout=1)
+            second = await page.receive_json_from(timeout=1)
+            assert (first["v"], second["v"]) == (1, 2)
+            # version 3 never comes: 4 is sent anyway once HOLD_S has passed
+            await asyncio.to_thread(announce, tournament.pk, LiveEvent.RESULT, version=4)
+            assert await page.receive_nothing(timeout=0.15)
+            assert (await page.receive_json_from(timeout=1))["v"] == 4
+        finally:
+            await page.disconnect()
+
+    async_to_sync(scenario)()
+
+
+def test_a_push_process_subscribes_once_per_page_group(redis_layer):
+    """Three sockets of one process on a tournament's Italian pages: one subscription to its
+    group, one frame published, three sockets hearing it; the last one leaving unsubscribes."""
+    import redis
+
+    from live import broadcast
+    from live.groups import LiveEvent, announce, group_name
+
+    tournament = factories.tournament(lines=2)
+    url, prefix = broadcast._config()
+    channel = broadcast.redis_channel(prefix, group_name(tournament.pk, "it"))
+    server = redis.Redis.from_url(url)
+
+    def subscribers():
+        return dict(server.pubsub_numsub(channel))[channel.encode()]
+
+    async def scenario():
+        pages = [
+            WebsocketCommunicator(application, f"/ws/t/{tournament.slug}/", headers=HEADERS)
+            for _ in range(3)
+        ]
+        for page in pages:
+            assert (await page.connect(timeout=5))[0]
+        try:
+            assert await asyncio.to_thread(subscribers) == 1
+            await asyncio.to_thread(announce, tournament.pk, LiveEvent.STAGE)
+            for page in pages:
+                assert await page.receive_json_from(timeout=1) == {
+                    "type": "changed",
+                    "what": "stage",
+                }
+        finally:
+            for page in pages:
+                await page.disconnect()
+        assert await asyncio.to_thread(subscribers) == 0
+
+    async_to_sync(scenario)()
+    server.close()
+
+
+def test_a_lost_subscription_closes_its_sockets_and_a_new_one_subscribes_again(redis_layer):
+    """The push process's subscription lost (Redis restarted): its sockets close (1012), so
+    their pages poll and reconnect instead of waiting on a socket that hears nothing; the
+    socket that reconnects subscribes afresh and hears the next result."""
+    from live import broadcast
+    from live.groups import LiveEvent, announce
+
+    tournament = factories.tournament(lines=2)
+    path = f"/ws/t/{tournament.slug}/"
+
+    async def scenario():
+        page = WebsocketCommunicator(application, path, headers=HEADERS)
+        assert (await page.connect(timeout=5))[0]
+        hub = broadcast._hubs[asyncio.get_running_loop()]
+        await hub._pubsub.connection.disconnect()  # as a restarted Redis would
+        assert await page.receive_output(timeout=2) == {"type": "websocket.close", "code": 1012}
+        await page.disconnect()
+        again = WebsocketCommunicator(application, path, headers=HEADERS)
+        assert (await again.connect(timeout=5))[0]
+        try:
+            await asyncio.to_thread(announce, tournament.pk, LiveEvent.STAGE)
+            assert (await again.receive_json_from(timeout=1))["what"] == "stage"
+        finally:
+            await again.disconnect()
+
+    async_to_sync(scenario)()
