@@ -6,6 +6,9 @@ that, given the matches whose result changed, returns the rows the public pages 
 content is only such rows (the round page) replaces them in place; any other page fetches itself.
 
 The rows are public content only: they go to the public group, which desk sockets also hear.
+A renderer answers None for matches whose rows must not be pushed (a running duplicate stage's
+tables: a result there can open boards and so change other tables' rows, and a table still
+secret shows as not played): the message then carries no rows and the pages fetch themselves.
 """
 
 import logging
@@ -16,7 +19,7 @@ from django.utils import translation
 logger = logging.getLogger(__name__)
 
 Row = dict[str, str]
-RowRenderer = Callable[[Sequence[int]], list[Row]]
+RowRenderer = Callable[[Sequence[int]], list[Row] | None]
 
 # Above this many bytes of rows per language a result's message carries no rows and its pages
 # fetch themselves (a round replayed at once, say): the budget per result per client.
@@ -32,13 +35,16 @@ def register(renderer: RowRenderer) -> None:
 
 
 def rows_for(match_ids: Sequence[int], language: str) -> list[Row] | None:
-    """The rows of these matches in ``language``, or None when they exceed the byte budget or
-    a renderer fails (the pages then fetch themselves: never a wrong row)."""
+    """The rows of these matches in ``language``, or None when they exceed the byte budget, a
+    renderer fails or declines (the pages then fetch themselves: never a wrong row)."""
     rows: list[Row] = []
     try:
         with translation.override(language):
             for renderer in _renderers:
-                rows.extend(renderer(match_ids))
+                rendered = renderer(match_ids)
+                if rendered is None:  # not pushed: the pages fetch themselves
+                    return None
+                rows.extend(rendered)
     except Exception:
         logger.exception("live: could not render the rows of matches %s", list(match_ids))
         return None

@@ -88,11 +88,20 @@ def shows_group(stage):
     return stage.kind == Stage.Kind.ROUND_ROBIN
 
 
-def rows_for_push(match_ids) -> list[dict[str, str]]:
+def rows_for_push(match_ids) -> list[dict[str, str]] | None:
     """The round page's rows of these matches, in the active language: what a pushed result
-    carries (registered with ``live.patches`` in ``PublicConfig.ready``)."""
+    carries (registered with ``live.patches`` in ``PublicConfig.ready``). None when one is a
+    table of a duplicate stage still running: its result may be secret (shown as not played)
+    and may open boards, which changes the rows of other tables; the pages fetch themselves,
+    and a fetched page shows what the public may read (``access.withheld_results``)."""
     rows = []
-    for match in sel.matches_shown(match_ids):
+    matches = sel.matches_shown(match_ids)
+    if any(
+        m.round.stage.kind == Stage.Kind.DUPLICATE and m.round.stage.status != Stage.Status.CLOSED
+        for m in matches
+    ):
+        return None
+    for match in matches:
         tournament = match.round.stage.tournament
         (html,) = match_rows(tournament, [match], shows_group(match.round.stage))
         rows.append({"id": f"m-{match.pk}", "html": str(html)})

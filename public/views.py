@@ -200,7 +200,11 @@ def round_page(request, slug, round_id):
         round_ = sel.get_round(tournament, round_id)
         html = render_to_string(
             "public/_round.html",
-            {"tournament": tournament, "round": round_, "matches": sel.round_matches(round_)},
+            {
+                "tournament": tournament,
+                "round": round_,
+                "matches": sel.round_matches(round_, public=True),
+            },
         )
         # a knock-out result also names a later round's players: those pages fetch themselves
         patchable = round_.stage.kind != Stage.Kind.KNOCKOUT
@@ -271,8 +275,10 @@ def match_page(request, slug, match_id):
     tournament = sel.public_tournament(slug, request.user)
 
     def build():
-        match = sel.get_match(tournament, match_id)
+        match = sel.get_match(tournament, match_id, public=True)
         secret = sel.secret_deal_numbers(match)
+        if match.withheld:  # a table still secret shows as not played: no deal at all
+            secret |= {row["number"] for row in sel.match_deals(match)}
         deals = [row for row in sel.match_deals(match) if row["number"] not in secret]
         categories = sel.breakdown_categories(deals, tournament.variant, tournament.options)
         for row in deals:

@@ -203,6 +203,20 @@ def sees_secret_boards(user, tournament) -> bool:
     return can_manage(user, tournament, Action.RUN_STAGES)
 
 
+def withheld_results(user, tournament) -> frozenset[int]:
+    """The ids of the matches of ``tournament`` whose result ``user`` may not read yet: the
+    tables of a running duplicate stage that hold a board still secret (some table holding it
+    has no result in force; their points, MP, VP and winner would tell that table how the board
+    goes), for whoever does not ``sees_secret_boards``. Everything a non-organizer reads asks
+    here and shows such a table as not played yet: the public pages (one copy for every
+    visitor, so ``user`` None), the API, the public export, webhooks and live pushes."""
+    if tournament is None or (user is not None and sees_secret_boards(user, tournament)):
+        return frozenset()
+    from tournaments.services import duplicate  # the services import this module
+
+    return frozenset(duplicate.secret_tables_of(tournament))
+
+
 # --- querysets --------------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from tournaments.access import (
     visible_lines,
     visible_players,
     visible_tournaments,
+    withheld_results,
 )
 from tournaments.algorithms import swiss
 from tournaments.exceptions import PairingError
@@ -114,6 +115,23 @@ def _matches(queryset):
     return rows
 
 
+def withhold(matches, tournament, user=None):
+    """Show the tables ``user`` may not read yet (``access.withheld_results``: a running
+    duplicate stage's tables that hold a board still secret) as not played: no result, winner,
+    outcome or tie-break, ``withheld`` set. ``user`` None: the public pages, one copy for every
+    visitor. The rows are changed in memory for showing, never saved."""
+    hidden = withheld_results(user, tournament) if matches else frozenset()
+    for match in matches:
+        match.withheld = match.pk in hidden
+        if match.withheld:
+            match.home_result = match.away_result = None
+            match.status = Match.Status.SCHEDULED
+            match.outcome = None
+            match.winner = match.offender = None
+            match.has_tiebreak = False
+    return matches
+
+
 def tournament_matches(tournament):
     return Match.objects.filter(round__stage__tournament=tournament)
 
@@ -129,15 +147,24 @@ def current_round(tournament):
     )
 
 
-def round_matches(round_):
-    return _matches(round_.matches.order_by("is_third_place", "table_number", "id"))
+def round_matches(round_, *, public=False):
+    """The round's matches; ``public``: as the public pages show them (``withhold``)."""
+    rows = _matches(round_.matches.order_by("is_third_place", "table_number", "id"))
+    return withhold(rows, round_.stage.tournament) if public else rows
 
 
 def matches_shown(match_ids):
-    """These matches as a page's rows show them (the live push renders the changed ones)."""
-    return _matches(
+    """These matches as a public page's rows show them (the live push renders the changed
+    ones), the tables still secret as not played (``withhold``)."""
+    rows = _matches(
         Match.objects.filter(pk__in=list(match_ids)).select_related("round__stage__tournament")
     )
+    by_tournament: dict[int, list] = {}
+    for match in rows:
+        by_tournament.setdefault(match.round.stage.tournament_id, []).append(match)
+    for matches in by_tournament.values():
+        withhold(matches, matches[0].round.stage.tournament)
+    return rows
 
 
 def next_matches(round_):
@@ -147,10 +174,14 @@ def next_matches(round_):
 
 
 def latest_results(tournament, limit=8):
+    """The newest results, as the public home page shows them: a table still secret is left
+    out (``access.withheld_results``)."""
+    hidden = withheld_results(None, tournament)
     return _matches(
         tournament_matches(tournament)
         .filter(status=Match.Status.DONE)
         .exclude(away__isnull=True)
+        .exclude(pk__in=hidden)
         .order_by("-updated_at", "-id")[:limit]
     )
 
@@ -184,7 +215,9 @@ def get_group(tournament, group_id):
     return group
 
 
-def get_match(tournament, match_id):
+def get_match(tournament, match_id, *, public=False):
+    """One match of ``tournament`` (404 otherwise); ``public``: as the public pages show it
+    (``withhold``)."""
     found = _matches(
         Match.objects.filter(pk=match_id, round__stage__tournament=tournament).select_related(
             "round__stage"
@@ -192,7 +225,7 @@ def get_match(tournament, match_id):
     )
     if not found:
         raise Http404("No such match")
-    return found[0]
+    return withhold(found, tournament)[0] if public else found[0]
 
 
 # --- standings --------------------------------------------------------------------------------
@@ -251,7 +284,9 @@ def group_standings_table(group, tournament):
     from tournaments.services import standings
 
     group.stage.tournament = tournament  # spare the service a query
-    return _table_from(standings.group_table(group), tournament)
+    # the public page's: a table still secret counts as not played yet
+    hidden = withheld_results(None, tournament)
+    return _table_from(standings.group_table(group, leave_out=hidden), tournament)
 
 
 def stage_standings_tables(stage, tournament):
@@ -259,7 +294,9 @@ def stage_standings_tables(stage, tournament):
     from tournaments.services import standings
 
     stage.tournament = tournament
-    return [_table_from(table, tournament) for table in standings.stage_tables(stage)]
+    hidden = withheld_results(None, tournament)  # the public page's, as for a group
+    tables = standings.stage_tables(stage, leave_out=hidden)
+    return [_table_from(table, tournament) for table in tables]
 
 
 def field_tables(stage, tables):
@@ -408,6 +445,15 @@ def public_results_for_lines(line_ids, user=None):
             "-id",
         )
     )
+    # a running duplicate stage's tables still secret are not shown (access.withheld_results)
+    running = {
+        r.match.round.stage.tournament_id: r.match.round.stage.tournament
+        for r in results
+        if r.match.round.stage.kind == Stage.Kind.DUPLICATE
+        and r.match.round.stage.status != Stage.Status.CLOSED
+    }
+    hidden = {pk for t in running.values() for pk in withheld_results(user, t)}
+    results = [r for r in results if r.match_id not in hidden]
     for result in results:
         match = result.match
         # shown beside the result on the player page

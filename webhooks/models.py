@@ -66,6 +66,8 @@ class Delivery(models.Model):
         RETRYING = "retrying", _("Retrying")
         DELIVERED = "delivered", _("Delivered")
         FAILED = "failed", _("Failed")
+        # a result on a duplicate board still secret: sent once every table holding it played
+        HELD = "held", _("Held until its boards open")
 
     id = models.UUIDField(_("delivery id"), primary_key=True, default=uuid.uuid4, editable=False)
     endpoint = models.ForeignKey(

@@ -177,6 +177,65 @@ def _anyone_listens(match_ids: list[int]) -> bool:
     )
 
 
+def _held_match(delivery: Delivery) -> int | None:
+    """The match a held delivery tells of (its body is ours: ``match.id``)."""
+    try:
+        return int(json.loads(delivery.body)["match"]["id"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _drop_held(tournament_id: int, match_ids: set[int]) -> None:
+    """Delete the held deliveries of these matches (a newer result of theirs is held in their
+    place: the result released is the one in force then, told once)."""
+    earlier = [
+        d.pk
+        for d in Delivery.objects.filter(tournament_id=tournament_id, status=Delivery.Status.HELD)
+        if _held_match(d) in match_ids
+    ]
+    if earlier:
+        Delivery.objects.filter(pk__in=earlier).delete()
+
+
+def _release_held(tournament: Tournament) -> list[Delivery]:
+    """The held deliveries of the tables whose boards are all open now (or whose stage is
+    closed), pending again with the body of the result in force now; those of a result no
+    longer in force are dropped (the endpoint never heard it). Returns the released ones."""
+    held = list(Delivery.objects.filter(tournament=tournament, status=Delivery.Status.HELD))
+    if not held:
+        return []
+    hidden = access.withheld_results(None, tournament)
+    by_match: dict[int | None, list[Delivery]] = {}
+    for delivery in held:
+        by_match.setdefault(_held_match(delivery), []).append(delivery)
+    ready = [pk for pk in by_match if pk not in hidden]
+    if not ready:
+        return []
+    matches = {
+        m.pk: m
+        for m in Match.objects.select_related("round__stage__tournament", "home", "away").filter(
+            pk__in=[pk for pk in ready if pk is not None]
+        )
+    }
+    released: list[Delivery] = []
+    dropped: list[Any] = []
+    for pk in ready:
+        match = matches.get(pk) if pk is not None else None
+        event, data = match_payload(match) if match is not None else (None, {})
+        for delivery in by_match[pk]:
+            if event != Event.RESULT_IN_FORCE:
+                dropped.append(delivery.pk)
+                continue
+            delivery.body = _body(str(delivery.id), event, data)
+            delivery.status = Delivery.Status.PENDING
+            released.append(delivery)
+    if dropped:
+        Delivery.objects.filter(pk__in=dropped).delete()
+    if released:
+        Delivery.objects.bulk_update(released, ["body", "status"])
+    return released
+
+
 def _result_deliveries(match_ids: list[int]) -> list[Delivery]:
     """Write the deliveries of these matches' results as the transaction has them: one query for
     the matches and one per tournament for its endpoints (most have none, and then that is all);
@@ -202,15 +261,40 @@ def _result_deliveries(match_ids: list[int]) -> list[Delivery]:
         match__in=[m.pk for m in listened if _in_force(m)]
     ).order_by("match", "line_id"):
         scores.setdefault(row.match_id, []).append(row)
+    # a result on a duplicate board still secret is held until every table holding the board
+    # has played it (access.withheld_results: what anyone who is not running the stages reads)
+    running = {
+        m.round.stage.tournament_id: m.round.stage.tournament
+        for m in listened
+        if _secret_possible(m)
+    }
+    hidden = {pk: access.withheld_results(None, t) for pk, t in running.items()}
     deliveries = []
+    held: dict[int, set[int]] = {}  # tournament → its matches whose result is held
     for match in listened:
         tournament = match.round.stage.tournament
         try:  # from the rows read above: no query here, the transaction stays usable
             event, data = match_payload(match, scores.get(match.pk, []))
-            deliveries += _deliveries(tournament, heard[tournament.pk], event, data)
+            made = _deliveries(tournament, heard[tournament.pk], event, data)
+            if event == Event.RESULT_IN_FORCE and match.pk in hidden.get(tournament.pk, ()):
+                for delivery in made:
+                    delivery.status = Delivery.Status.HELD
+                held.setdefault(tournament.pk, set()).add(match.pk)
+            deliveries += made
         except Exception:  # this match's data, not the batch's: the others' events go out
             logger.exception("webhooks: the event of match %s could not be built; lost", match.pk)
-    return Delivery.objects.bulk_create(deliveries) if deliveries else []
+    for tournament_id, held_ids in held.items():
+        _drop_held(tournament_id, held_ids)
+    written = Delivery.objects.bulk_create(deliveries) if deliveries else []
+    for tournament in running.values():  # a result that opens boards sends the tables held
+        written += _release_held(tournament)
+    return written
+
+
+def _secret_possible(match: Match) -> bool:
+    """Whether the match is in a duplicate stage still running (its boards may be secret)."""
+    stage = match.round.stage
+    return stage.kind == Stage.Kind.DUPLICATE and stage.status != Stage.Status.CLOSED
 
 
 def _transition_deliveries(model: type[Stage | Tournament], pk: int, event: str) -> list[Delivery]:
@@ -218,12 +302,15 @@ def _transition_deliveries(model: type[Stage | Tournament], pk: int, event: str)
     when some endpoint hears the tournament (most have none), as for results."""
     fresh = model.objects.select_related(*(["tournament"] if model is Stage else [])).get(pk=pk)
     tournament = fresh.tournament if isinstance(fresh, Stage) else fresh
+    # a duplicate stage closed opens its boards: the results held go out before it
+    duplicate_closed = isinstance(fresh, Stage) and fresh.kind == Stage.Kind.DUPLICATE
+    released = _release_held(tournament) if duplicate_closed else []
     endpoints = list(endpoints_for(tournament))
     if not endpoints:
-        return []
+        return released
     data = stage_payload(fresh) if isinstance(fresh, Stage) else tournament_payload(fresh)
     deliveries = _deliveries(tournament, endpoints, event, data)
-    return Delivery.objects.bulk_create(deliveries)
+    return released + Delivery.objects.bulk_create(deliveries)
 
 
 def _write(write: Callable[[], list[Delivery]]) -> list[Delivery]:
@@ -247,7 +334,7 @@ def _record(write: Callable[[], list[Delivery]], what: str) -> list[Delivery]:
         logger.exception("webhooks: could not record %s; trying again after the commit", what)
         transaction.on_commit(partial(_record_after_commit, write, what))
         return []
-    enqueue(d.pk for d in deliveries)
+    enqueue(d.pk for d in deliveries if d.status != Delivery.Status.HELD)
     return deliveries
 
 
@@ -257,7 +344,7 @@ def _record_after_commit(write: Callable[[], list[Delivery]], what: str) -> None
     except Exception:
         logger.exception("webhooks: %s not recorded: no delivery will be sent", what)
         return
-    enqueue(d.pk for d in deliveries)
+    enqueue(d.pk for d in deliveries if d.status != Delivery.Status.HELD)
 
 
 def record_results(match_ids: Iterable[int]) -> list[Delivery]:
@@ -351,7 +438,7 @@ def attempt(delivery_id: str, *, last: bool) -> float | None:
     ``last``: no retry will follow, so a failure is final. A refused URL is final at once.
     """
     delivery = Delivery.objects.select_related("endpoint").filter(pk=delivery_id).first()
-    if delivery is None or delivery.status == Delivery.Status.DELIVERED:
+    if delivery is None or delivery.status in (Delivery.Status.DELIVERED, Delivery.Status.HELD):
         return None
     body = delivery.body.encode()
     headers = signing.headers(
@@ -406,7 +493,10 @@ def attempt(delivery_id: str, *, last: bool) -> float | None:
 
 def resend(delivery: Delivery) -> None:
     """Send a delivery again, same id and body (receivers de-duplicate on the id): pending and
-    unqueued again, so the queueing after the commit (or the sweep) claims it like a new one."""
+    unqueued again, so the queueing after the commit (or the sweep) claims it like a new one.
+    A held delivery stays held: it goes out by itself once its boards open."""
+    if delivery.status == Delivery.Status.HELD:
+        return
     Delivery.objects.filter(pk=delivery.pk).update(status=Delivery.Status.PENDING, queued_at=None)
     enqueue([delivery.pk])
 

@@ -409,6 +409,34 @@ class MatchSerializer(serializers.ModelSerializer):
             "updated_at",
         ]
 
+    def _withheld(self, match) -> bool:
+        """Whether the caller may not read this table's result yet
+        (``access.withheld_results``), asked once per tournament per answer."""
+        stage = match.round.stage
+        if stage.kind != Stage.Kind.DUPLICATE or stage.status == Stage.Status.CLOSED:
+            return False
+        known = self.context.setdefault("withheld_results", {})
+        if stage.tournament_id not in known:
+            request = self.context.get("request")
+            known[stage.tournament_id] = access.withheld_results(
+                getattr(request, "user", None), stage.tournament
+            )
+        return match.pk in known[stage.tournament_id]
+
+    def to_representation(self, match):
+        data = super().to_representation(match)
+        if self._withheld(match):
+            # a duplicate table holding a board still secret: shown as not played yet
+            data.update(
+                status=Match.Status.SCHEDULED,
+                outcome=None,
+                offender=None,
+                winner=None,
+                results=[],
+                deals=[],
+            )
+        return data
+
     @extend_schema_field(MatchResultSerializer(many=True))
     def get_results(self, match):
         """Each line's result, the home line's first (prefetched by the view)."""

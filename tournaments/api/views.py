@@ -264,14 +264,16 @@ class StageViewSet(
     @extend_schema(responses=serializers.StandingRowSerializer(many=True))
     @action(detail=True, methods=["get"])
     def standings(self, request, pk=None):
-        """Standings of every group of the stage."""
+        """Standings of every group of the stage (a duplicate table still secret counts as not
+        played yet for whoever may not see it, as in the public export)."""
         stage = self.get_object()
+        hidden = access.withheld_results(request.user, stage.tournament)
         data = [
             {
                 "group": {"id": group.pk, "name": group.name},
                 "rows": serializers.StandingRowSerializer(rows, many=True).data,
             }
-            for group, rows in standings.stage_standings(stage)
+            for group, rows in standings.stage_standings(stage, leave_out=hidden)
         ]
         return Response(data)
 
@@ -290,7 +292,8 @@ class GroupViewSet(ReadOnlyViewSet):
     def standings(self, request, pk=None):
         """The group's standings: VP, then the tournament's tie-breaks."""
         group = self.get_object()
-        rows = standings.group_standings(group)
+        hidden = access.withheld_results(request.user, group.stage.tournament)
+        rows = standings.group_standings(group, leave_out=hidden)
         return Response(serializers.StandingRowSerializer(rows, many=True).data)
 
 

@@ -459,6 +459,19 @@ def secret_tables(board_set: BoardSet) -> set[int]:
     return {i for board, ids in _holders(board_set).items() if board not in shown for i in ids}
 
 
+def secret_tables_of(tournament: Any) -> set[int]:
+    """The ids of the matches of `tournament` that hold a board still secret, over every
+    duplicate stage not yet closed (one query when it has none)."""
+    secret: set[int] = set()
+    for board_set in (
+        BoardSet.objects.filter(stage__tournament=tournament)
+        .exclude(stage__status=Stage.Status.CLOSED)
+        .select_related("stage")
+    ):
+        secret |= secret_tables(board_set)
+    return secret
+
+
 def board_is_open(board_set: BoardSet, number: int) -> bool:
     return number in open_boards(board_set)
 

@@ -146,6 +146,7 @@ def _tables_for(
     tournament: Tournament,
     ratings: Mapping[int, float] | None = None,
     stage_tiebreaks: list[str] | None = None,
+    leave_out: Iterable[int] = (),
 ) -> list[GroupTable]:
     group_ids = [group.pk for group in groups]
     members: defaultdict[int, list[GroupMember]] = defaultdict(list)
@@ -169,7 +170,11 @@ def _tables_for(
         if member.penalty_vp:
             penalties[member.group_id][member.line_id] = member.penalty_vp
     matches: defaultdict[int, list[Mapping[str, Any]]] = defaultdict(list)
-    for match in Match.objects.filter(group_id__in=group_ids, status=Match.Status.DONE).values(
+    done = Match.objects.filter(group_id__in=group_ids, status=Match.Status.DONE)
+    leave_out = list(leave_out)
+    if leave_out:  # tables whose result the reader may not see yet (access.withheld_results)
+        done = done.exclude(pk__in=leave_out)
+    for match in done.values(
         "id", "group_id", "home_id", "away_id", "winner_id", "outcome", "round__number"
     ):
         matches[match["group_id"]].append(match)
@@ -241,30 +246,37 @@ def _tournament_of(group: Group) -> Tournament:
     return group.stage.tournament
 
 
-def group_table(group: Group, *, ratings: Mapping[int, float] | None = None) -> GroupTable:
+def group_table(
+    group: Group, *, ratings: Mapping[int, float] | None = None, leave_out: Iterable[int] = ()
+) -> GroupTable:
     """Standings and head-to-head grid of a group (pass it with ``stage__tournament`` loaded to
-    save a query)."""
+    save a query); the matches in ``leave_out`` count as not played yet (the tables a reader
+    may not see, ``access.withheld_results``)."""
     stage_tiebreaks = group.stage.stage_tiebreaks or None
-    return _tables_for([group], _tournament_of(group), ratings, stage_tiebreaks)[0]
+    return _tables_for([group], _tournament_of(group), ratings, stage_tiebreaks, leave_out)[0]
 
 
 def group_standings(
-    group: Group, *, ratings: Mapping[int, float] | None = None
+    group: Group, *, ratings: Mapping[int, float] | None = None, leave_out: Iterable[int] = ()
 ) -> list[StandingRow]:
     """The ranked rows of a group: VP, then the tournament's tie-breaks."""
-    return group_table(group, ratings=ratings).rows
+    return group_table(group, ratings=ratings, leave_out=leave_out).rows
 
 
-def stage_tables(stage: Stage, *, ratings: Mapping[int, float] | None = None) -> list[GroupTable]:
-    """Tables of every group of a stage, in four queries in all."""
+def stage_tables(
+    stage: Stage, *, ratings: Mapping[int, float] | None = None, leave_out: Iterable[int] = ()
+) -> list[GroupTable]:
+    """Tables of every group of a stage, in four queries in all (``leave_out``: as in
+    ``group_table``)."""
     groups = list(Group.objects.filter(stage=stage).order_by("order", "name"))
     for group in groups:
         group.stage = stage
-    return _tables_for(groups, stage.tournament, ratings, stage.stage_tiebreaks or None)
+    return _tables_for(groups, stage.tournament, ratings, stage.stage_tiebreaks or None, leave_out)
 
 
 def stage_standings(
-    stage: Stage, *, ratings: Mapping[int, float] | None = None
+    stage: Stage, *, ratings: Mapping[int, float] | None = None, leave_out: Iterable[int] = ()
 ) -> list[tuple[Group, list[StandingRow]]]:
     """``[(group, rows)]`` for every group of a stage, in group order."""
-    return [(table.group, table.rows) for table in stage_tables(stage, ratings=ratings)]
+    tables = stage_tables(stage, ratings=ratings, leave_out=leave_out)
+    return [(table.group, table.rows) for table in tables]
