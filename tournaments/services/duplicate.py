@@ -439,9 +439,10 @@ def tables_holding(board_set: BoardSet) -> dict[int, int]:
     return {board: len(ids) for board, ids in _holders(board_set).items()}
 
 
-def open_boards(board_set: BoardSet) -> set[int]:
-    """The boards whose cards may be shown: every table that holds them has a result in force."""
-    holders = _holders(board_set)
+def open_boards(board_set: BoardSet, holders: dict[int, list[int]] | None = None) -> set[int]:
+    """The boards whose cards may be shown: every table that holds them has a result in force
+    (``holders``: :func:`_holders`, when the caller has it already)."""
+    holders = _holders(board_set) if holders is None else holders
     done = set(
         Match.objects.filter(round__stage=board_set.stage, status=Match.Status.DONE).values_list(
             "pk", flat=True
@@ -455,8 +456,9 @@ def secret_tables(board_set: BoardSet) -> set[int]:
     another table how its boards go); none once the stage is closed."""
     if board_set.stage.status == Stage.Status.CLOSED:
         return set()
-    shown = open_boards(board_set)
-    return {i for board, ids in _holders(board_set).items() if board not in shown for i in ids}
+    holders = _holders(board_set)
+    shown = open_boards(board_set, holders)
+    return {i for board, ids in holders.items() if board not in shown for i in ids}
 
 
 def secret_tables_of(tournament: Any) -> set[int]:
