@@ -73,8 +73,9 @@ def tournament_desk(request, slug):
         # only a stage that seeds a knock-out asks, when closed, how many lines go on
         stage.seeds_knockout = following is not None and following.kind == Stage.Kind.KNOCKOUT
         stage.round_list = rounds.get(stage.pk, [])
-        stage.missing = _missing_from_last_round(stage)
-        stage.club_mates = _club_mates_in_last_round(stage)
+        in_play = _round_in_play(stage)
+        stage.missing = _missing_from_round(in_play)
+        stage.club_mates = _club_mates_in_round(stage, in_play)
         stage.pairing_job = pairing_jobs.desk_state(stage) if stage.is_paired_by_round else None
     context = {
         "tournament": tournament,
@@ -95,29 +96,30 @@ def tournament_desk(request, slug):
     return render(request, template, context)
 
 
-def _missing_from_last_round(stage):
-    """Lines due to play but not seated in the last round of a running Danish, Swiss or
-    Mitchell stage, while that round is still being played (the desk names them)."""
-    from tournaments.services import pairing
-
+def _round_in_play(stage):
+    """The last round of a running Danish, Swiss or Mitchell stage while some of its tables
+    still play, else None: what the desk says about the round on the table is about it."""
     if not stage.is_paired_by_round or stage.status == Stage.Status.CLOSED or not stage.round_list:
-        return []
+        return None
     last = stage.round_list[-1]
     if not Match.objects.filter(round=last).exclude(status=Match.Status.DONE).exists():
-        return []
-    return pairing.missing_from_round(last)
+        return None
+    return last
 
 
-def _club_mates_in_last_round(stage):
-    """Club-mates who meet in the last round of a stage that keeps clubs apart, while it is
-    being played: no pairing could keep them apart (the desk names them, also for a round
-    paired by a worker)."""
+def _missing_from_round(last):
+    """Lines due to play but not seated in the round in play (the desk names them)."""
     from tournaments.services import pairing
 
-    if not stage.keep_clubs_apart or stage.status == Stage.Status.CLOSED or not stage.round_list:
-        return []
-    last = stage.round_list[-1]
-    if not Match.objects.filter(round=last).exclude(status=Match.Status.DONE).exists():
+    return pairing.missing_from_round(last) if last is not None else []
+
+
+def _club_mates_in_round(stage, last):
+    """Club-mates who meet in the round in play of a stage that keeps clubs apart: no pairing
+    could keep them apart (the desk names them, also for a round paired by a worker)."""
+    from tournaments.services import pairing
+
+    if last is None or not stage.keep_clubs_apart:
         return []
     return pairing.club_meetings(last)
 
