@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -202,19 +202,50 @@ def sync(
     code then goes to the referee: nobody is there to type it again)."""
     key = _key(client_key)
     reports._storable(typed)
+    try:
+        return _sync_locked(link, match, typed, key, based_on, lines, time_expired, code, queued)
+    except IntegrityError:
+        # another send of this very sheet stored it meanwhile: a database without row locks
+        # (SQLite, the embedded default) lets two sends past the match's lock at once
+        again = _sent_before(link, match, typed, key)
+        if again is None:
+            raise
+        return again
+
+
+def _sent_before(link: PrivateLink, match: Match, typed: Any, key: uuid.UUID) -> Synced | None:
+    """Where this sheet stands when a send with its key was already stored, else None (a
+    draft with that key is still to be sent)."""
+    again = TableReport.objects.filter(match=match, client_key=key).first()
+    if again is None or again.state == State.DRAFT:
+        return None
+    if again.side != reports.side_of(link, match) or again.deals != typed:
+        raise ReportError(
+            _(
+                "This sheet was already sent with other deals: reload the page to see "
+                "what was sent, then correct it if needed."
+            )
+        )
+    return Synced(again, status_of(again), False)
+
+
+def _sync_locked(
+    link: PrivateLink,
+    match: Match,
+    typed: Any,
+    key: uuid.UUID,
+    based_on: object,
+    lines: object,
+    time_expired: bool,
+    code: str,
+    queued: bool,
+) -> Synced:
     with transaction.atomic():
         locked = results.lock_match(match)
         reports._check_link(link, locked)
-        again = TableReport.objects.filter(match=locked, client_key=key).first()
-        if again is not None and again.state != State.DRAFT:
-            if again.side != reports.side_of(link, locked) or again.deals != typed:
-                raise ReportError(
-                    _(
-                        "This sheet was already sent with other deals: reload the page to see "
-                        "what was sent, then correct it if needed."
-                    )
-                )
-            return Synced(again, status_of(again), False)
+        again = _sent_before(link, locked, typed, key)
+        if again is not None:
+            return again
         changed = _changed(locked, lines)
         if changed:
             raise SheetChanged(
