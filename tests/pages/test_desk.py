@@ -1,5 +1,7 @@
 """The organizer's desk: who gets in, result entry through the services, stage actions."""
 
+import logging
+
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -165,6 +167,24 @@ def test_check_only_validates_without_saving(client, organizer, match):
     assert "11" in html
     assert not MatchResult.objects.filter(match=match).exists()
     assert not ChangeLog.objects.filter(match=match).exists()
+
+
+def test_check_only_leaves_no_line_in_the_log_and_a_save_leaves_one(
+    client, organizer, match, caplog, django_capture_on_commit_callbacks
+):
+    """The form checks itself as it is typed; a check is rolled back, so the operators' log
+    must not say a result was entered (it did, when Save followed a change within 400 ms)."""
+    client.force_login(organizer)
+    url = reverse("desk:match", args=[match.round.stage.tournament.slug, match.pk])
+    caplog.set_level(logging.INFO, logger="tournaments.services.changelog")
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(
+            url, _form(match, [(WIN, {"scope": 2})], action="check"), HTTP_HX_REQUEST="true"
+        )
+    assert "result.entered" not in caplog.text
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(url, _form(match, [(WIN, {"scope": 2})])).status_code == 302
+    assert caplog.text.count("result.entered") == 1
 
 
 def test_valid_result_is_saved_logged_and_shown(client, organizer, match):

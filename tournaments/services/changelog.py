@@ -1,6 +1,13 @@
-"""Recording organizer actions: who changed what and when."""
+"""Recording organizer actions: who changed what and when.
+
+The log line of a change is written when its transaction commits: a change rolled back (the
+desk's "Check only", a refused batch) leaves neither a row nor a line in the log.
+"""
 
 import logging
+from functools import partial
+
+from django.db import transaction
 
 from tournaments.models import ChangeLog
 from tournaments.services.rows import create_many, send_saved
@@ -29,7 +36,9 @@ def record(tournament, action, *, match=None, user=None, **detail) -> ChangeLog:
     """Write one ChangeLog row; call it inside the transaction of the change it records."""
     row = entry(tournament, action, match=match, user=user, **detail)
     row.save()
-    logger.info("tournament %s: %s %s", tournament.pk, action, detail)
+    transaction.on_commit(
+        partial(logger.info, "tournament %s: %s %s", tournament.pk, action, detail)
+    )
     return row
 
 
@@ -40,7 +49,9 @@ def record_many(rows: list[ChangeLog]) -> list[ChangeLog]:
     created = create_many(rows)
     last = {}
     for row in created:
-        logger.info("tournament %s: %s %s", row.tournament_id, row.action, row.detail)
+        transaction.on_commit(
+            partial(logger.info, "tournament %s: %s %s", row.tournament_id, row.action, row.detail)
+        )
         last[row.tournament_id] = row
     send_saved(last.values(), created=True)
     return created
