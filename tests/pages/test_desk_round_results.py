@@ -264,3 +264,29 @@ def test_who_may_type_the_slips(client, role, status):
     response = client.post(url, {f"t{match.pk}-deals": HOME_WINS, f"t{match.pk}-based_on": ""})
     assert response.status_code == status
     assert ResultVersion.objects.filter(match=match).exists() == (status == 302)
+
+
+def test_the_page_passes_the_accessibility_checks_with_a_refused_slip(client):
+    from tests.pages.test_accessibility import audit
+
+    tournament = build_tournament(6, slug="accessibili", play=False, knockout=False)
+    tournament.time_limit_s = 40 * 60
+    tournament.save(update_fields=["time_limit_s"])
+    _desk(client, tournament)
+    round_ = _first_round(tournament)
+    url = _url(tournament, round_)
+    page = client.get(url).content.decode()
+    assert audit(page) == []
+    data = _page_data(page)
+    data[f"t{_tables(round_)[0].pk}-deals"] = "7 1 1"
+    assert audit(client.post(url, data).content.decode()) == []
+
+
+def test_the_desk_links_each_round_to_its_slips_page_for_those_who_enter_results(client):
+    tournament = build_tournament(4, slug="collegamento", play=False, knockout=False)
+    round_ = _first_round(tournament)
+    desk = reverse("desk:tournament", args=[tournament.slug])
+    _desk(client, tournament, Role.REFEREE, name="arbitro")
+    assert _url(tournament, round_) not in client.get(desk).content.decode()
+    _desk(client, tournament, Role.SCORER)
+    assert _url(tournament, round_) in client.get(desk).content.decode()
