@@ -290,3 +290,22 @@ def test_the_desk_links_each_round_to_its_slips_page_for_those_who_enter_results
     assert _url(tournament, round_) not in client.get(desk).content.decode()
     _desk(client, tournament, Role.SCORER)
     assert _url(tournament, round_) in client.get(desk).content.decode()
+
+
+def test_the_service_refuses_a_match_of_another_round_and_saves_the_rest():
+    from tournaments.services import round_results
+
+    tournament = build_tournament(4, slug="altro-turno", play=False, knockout=False)
+    first, second = Round.objects.filter(stage__tournament=tournament).order_by("number")[:2]
+    here, elsewhere = _tables(first)[0], _tables(second)[0]
+    deals = winning_deals(0, 2)
+    outcomes = round_results.enter_round_results(
+        first,
+        [
+            round_results.TableResult(elsewhere.pk, deals),
+            round_results.TableResult(here.pk, deals),
+        ],
+        user=None,
+    )
+    assert [(o.saved, bool(o.refusal)) for o in outcomes] == [(False, True), (True, False)]
+    assert not ResultVersion.objects.filter(match=elsewhere).exists()
