@@ -7,6 +7,8 @@ to change when the registry becomes per variant); tie-breaks from ``TieBreak``.
 import datetime
 import io
 import logging
+import re
+from collections.abc import Sequence
 from typing import cast
 
 from django import forms
@@ -713,3 +715,145 @@ class BoardRulingForm(forms.Form):
             (BoardAdjustment.Fault.EAST_WEST, _("East-West: %(line)s") % {"line": away}),
             (BoardAdjustment.Fault.BOTH, _("Both lines")),
         ]
+
+
+# --------------------------------------------------------------------------- a round's slips
+
+# What may stand between the figures of a slip's row: spaces, or marks some scorers type to
+# keep the two lines apart ("7 1 1 1 1 | 2 0 0 0 0").
+_SLIP_SEPARATORS = re.compile(r"[\s,;|/–-]+")
+
+
+def slip_deals(text: str, categories: Sequence[str]) -> list[dict[str, object]]:
+    """A table's slip as typed at the desk: one deal a line, the figures of the slip's row left
+    to right (the first line's categories, then the second line's; each line's total may follow
+    its categories, as on the slip). Returns the ``deals`` of ``results.save_result``, which
+    checks them (a total that is not the sum of its categories, a deal no play gives); a line
+    that cannot be read raises ``ValidationError``."""
+    width = len(categories)
+    deals: list[dict[str, object]] = []
+    for number, line in enumerate((line for line in text.splitlines() if line.strip()), start=1):
+        cells = [cell for cell in _SLIP_SEPARATORS.split(line.strip()) if cell]
+        for cell in cells:
+            if not (cell.isascii() and cell.isdigit()):
+                raise ValidationError(
+                    _("Deal %(n)d: “%(cell)s” is not a figure.") % {"n": number, "cell": cell},
+                    code="figure",
+                )
+        if len(cells) not in (2 * width, 2 * width + 2):
+            raise ValidationError(
+                _(
+                    "Deal %(n)d: %(got)d figures; a deal has %(cells)d (the categories of both "
+                    "lines, as on the slip) or %(totals)d (with each line's total)."
+                )
+                % {"n": number, "got": len(cells), "cells": 2 * width, "totals": 2 * width + 2},
+                code="count",
+            )
+        figures = [int(cell) for cell in cells]
+        with_totals = len(figures) == 2 * width + 2
+        side_width = width + 1 if with_totals else width
+        breakdown, points = [], []
+        for side in (0, 1):
+            row = figures[side * side_width : (side + 1) * side_width]
+            by_category = dict(zip(categories, row[:width], strict=True))
+            breakdown.append({key: value for key, value in by_category.items() if value})
+            points.append(row[width] if with_totals else sum(row[:width]))
+        deals.append({"points": points, "breakdown": breakdown})
+    return deals
+
+
+class RoundResultsForm(forms.Form):
+    """A round's slips typed at the desk: per table, its deals (:func:`slip_deals`), whether
+    its time limit ended it, and the version in force the page showed (``based_on``, as on the
+    one-match form). Fields are named after the match: ``t<id>-deals``, ``t<id>-time``,
+    ``t<id>-based_on``."""
+
+    def __init__(self, *args, matches, categories, time_limited, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.matches = list(matches)
+        self.categories = list(categories)
+        self.time_limited = time_limited
+        for match in self.matches:
+            self.fields[f"t{match.pk}-deals"] = forms.CharField(
+                label=_("Table %(n)s, %(home)s against %(away)s: deals")
+                % {
+                    "n": match.table_number or "–",
+                    "home": match.home.name,
+                    "away": match.away.name,
+                },
+                required=False,
+                strip=False,
+                widget=forms.Textarea(
+                    attrs={"rows": 2, "cols": 28, "spellcheck": "false", "autocomplete": "off"}
+                ),
+            )
+            if time_limited:
+                self.fields[f"t{match.pk}-time"] = forms.BooleanField(
+                    label=_("Table %(n)s: the time limit was reached")
+                    % {"n": match.table_number or "–"},
+                    required=False,
+                )
+            self.fields[f"t{match.pk}-based_on"] = forms.CharField(
+                required=False,
+                widget=forms.HiddenInput,
+                initial="" if match.in_force_number is None else match.in_force_number,
+            )
+
+    @staticmethod
+    def posted_match_ids(data) -> list[int]:
+        """The matches a page sent a typed slip for (``t<id>-deals`` not blank)."""
+        found = []
+        for name, value in data.items():
+            head, _sep, tail = name.partition("-")
+            if tail == "deals" and head[1:].isdigit() and str(value).strip():
+                found.append(int(head[1:]))
+        return found
+
+    def rows(self):
+        """Per table, for the template: the match and its bound fields."""
+        return [
+            {
+                "match": match,
+                "deals": self[f"t{match.pk}-deals"],
+                "time": self[f"t{match.pk}-time"] if self.time_limited else None,
+                "based_on": self[f"t{match.pk}-based_on"],
+            }
+            for match in self.matches
+        ]
+
+    def clean(self):
+        cleaned = super().clean() or {}
+        self.deals = {}
+        for match in self.matches:
+            name = f"t{match.pk}-deals"
+            text = cleaned.get(name) or ""
+            if not text.strip():
+                continue
+            try:
+                self.deals[match.pk] = slip_deals(text, self.categories)
+            except ValidationError as error:
+                self.add_error(name, error)
+        return cleaned
+
+    def typed_tables(self):
+        """The tables with a slip typed and read (those that cannot be read carry their error),
+        as ``round_results.TableResult``; ``based_on`` ``None`` when the page did not send it
+        (the service refuses such a table, as the one-match form does)."""
+        from tournaments.services.round_results import TableResult
+
+        if not hasattr(self, "deals"):
+            self.full_clean()
+        return [
+            TableResult(
+                match_id=match.pk,
+                deals=self.deals[match.pk],
+                time_expired=bool(self.cleaned_data.get(f"t{match.pk}-time")),
+                based_on=self.data.get(f"t{match.pk}-based_on"),
+            )
+            for match in self.matches
+            if match.pk in self.deals
+        ]
+
+    def refuse(self, match_id, message):
+        """Show the service's refusal of a table in its row."""
+        self.add_error(f"t{match_id}-deals", message)

@@ -9,6 +9,7 @@ from desk.views import day as desk_day
 from desk.views import penalties as desk_penalties
 from desk.views import prizes as desk_prizes
 from desk.views import roles as desk_roles
+from desk.views import slips as desk_slips
 from desk.views import stages as desk_stages
 from desk.views import tournament as desk
 
@@ -68,6 +69,11 @@ desk_urlpatterns = [
     path("<slug:slug>/stage/<int:stage_id>/pair/", desk.pair_round, name="pair"),
     path("<slug:slug>/stage/<int:stage_id>/movement/", desk.movement_cards, name="movement-cards"),
     path("<slug:slug>/round/<int:round_id>/review/", desk.review_round, name="review"),
+    path(
+        "<slug:slug>/round/<int:round_id>/results/",
+        desk_slips.round_results_page,
+        name="round-results",
+    ),
     path("<slug:slug>/check-in/", desk.check_in, name="checkin"),
     path("<slug:slug>/match/<int:match_id>/", desk.enter_result, name="match"),
     path(

@@ -226,6 +226,11 @@ EXPECTED = {
     ("desk:print", "GET", "B"): "302 404 404 404 404 404 404 200 404 200",
     ("desk:print", "POST", "A"): "302 403 403 200 200 200 403 403 403 200",
     ("desk:print", "POST", "B"): "302 404 404 404 404 404 404 200 404 200",
+    # a round's slips typed together: who enters results, as the one-match form's save
+    ("desk:round-results", "GET", "A"): "302 403 403 200 200 403 403 403 403 200",
+    ("desk:round-results", "GET", "B"): "302 404 404 404 404 404 404 200 404 200",
+    ("desk:round-results", "POST", "A"): "302 403 403 302 302 403 403 403 403 302",
+    ("desk:round-results", "POST", "B"): "302 404 404 404 404 404 404 302 404 302",
     ("desk:remove-penalty-rule", "GET", "A"): "302 405 405 405 405 405 405 405 405 405",
     ("desk:remove-penalty-rule", "GET", "B"): "302 405 405 405 405 405 405 405 405 405",
     ("desk:remove-penalty-rule", "POST", "A"): "302 403 403 302 403 403 403 403 403 302",

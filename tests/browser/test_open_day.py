@@ -4,10 +4,10 @@ lines imported from a CSV file with two categories, places kept for them, a priz
 check-in with absentees, movement cards and slips, the combined ranking, the knock-out seeded
 from it, and the podium with its prizes. No admin URL, no shell, no API call.
 
-Results: the desk enters results one match at a time (there is no bulk entry), so the 138
-Mitchell and Danish matches are written through the results service (``_play_round``, the way
-the test of the 1,000-line day does), except a few typed in the desk's result form; every
-knock-out result is typed in the page.
+Results: every Mitchell and Danish table's slip is typed in the desk's page for the round
+(*Inserisci i risultati del turno*, ``_type_round``), one text box a table, and one result in
+the desk's one-match form; every knock-out result is typed in the one-match form. No result is
+written through a service.
 
 Each step saves a screenshot (``SAVE_SCREENSHOTS=1``) that ``docs/organizer-guide.md`` shows.
 """
@@ -16,13 +16,10 @@ import re
 
 import pytest
 from django.contrib.auth.models import Permission, User
-from django.db import transaction
 from django.utils.translation import gettext, override
 
 from tests.browser.conftest import cache_static, save_screenshot
-from tests.pages.factories import winning_deals
 from tournaments.models import Category, Entry, Match, Tournament
-from tournaments.services import results
 
 pytestmark = pytest.mark.browser
 
@@ -81,30 +78,65 @@ def _ok(page):
     assert page.locator(".msg-success").first.is_visible(), page.locator("main").inner_text()
 
 
+def _fill_all(page, tag, values):
+    """What ``page.fill`` does (the value set, then an ``input`` event), for every field of
+    ``values`` (name: text) in one call: one call a field took seconds over the day. No
+    ``change`` event, so the one-match form's check-as-you-type (htmx) is not sent meanwhile."""
+    filled = page.evaluate(
+        """([tag, values]) => Object.entries(values).filter(([name, text]) => {
+            const field = document.querySelector(`${tag}[name="${name}"]`);
+            if (!field) return false;
+            field.value = text;
+            field.dispatchEvent(new Event("input", {bubbles: true}));
+            return true;
+        }).length""",
+        [tag, values],
+    )
+    assert filled == len(values), f"{len(values) - filled} fields not on the page"
+
+
 def type_result(page, *, winner="home", loser_scope=2):
     """Fill the desk's result form with one deal to 11, won by ``winner``, and save."""
     loser = "away" if winner == "home" else "home"
-    page.fill(f"input[name=d0-{winner}-scope]", "7")
-    for category in ("carte", "denari", "settebello", "primiera"):
-        page.fill(f"input[name=d0-{winner}-{category}]", "1")
-    page.fill(f"input[name=d0-{loser}-scope]", str(loser_scope))
+    cells = {f"d0-{winner}-scope": "7", f"d0-{loser}-scope": str(loser_scope)}
+    cells.update({f"d0-{winner}-{c}": "1" for c in ("carte", "denari", "settebello", "primiera")})
+    _fill_all(page, "input", cells)
     with page.expect_navigation():
         page.locator("button[name=action][value=save]").click()
     _ok(page)
 
 
-def _play_round(round_row, seeds):
-    """The rest of the round through the results service: the better seed wins, by a margin
-    that varies with the seeds (so VP and the ranking's tie-breaks vary too)."""
+def _slip(winner_side, loser_scope):
+    """One deal to 11 as the slip's row reads: the winner's 7 scope and the four points (carte,
+    denari, settebello, primiera), the loser's scope; the first line's figures first."""
+    winner, loser = "7 1 1 1 1", f"{loser_scope} 0 0 0 0"
+    return f"{winner}   {loser}" if winner_side == 0 else f"{loser}   {winner}"
+
+
+def _type_round(page, round_row, seeds, *, screenshot=None):
+    """The round's slips typed in the desk's page for the round, one table a box: the better
+    seed wins, by a margin that varies with the seeds (so VP and the ranking's tie-breaks vary
+    too). One fill a box, then one save for the whole round."""
+    slug = round_row.stage.tournament.slug
+    url = f"/desk/{slug}/round/{round_row.pk}/results/"
+    if not page.url.endswith(url):
+        page.goto(url)
     matches = (
         Match.objects.filter(round=round_row, home__isnull=False, away__isnull=False)
         .exclude(status=Match.Status.DONE)
         .order_by("table_number")
     )
-    with transaction.atomic(), results.written_together():
-        for match in matches:
-            home, away = seeds[match.home_id], seeds[match.away_id]
-            results.save_result(match, winning_deals(0 if home < away else 1, (home + away) % 9))
+    slips = {}
+    for match in matches:
+        home, away = seeds[match.home_id], seeds[match.away_id]
+        slips[f"t{match.pk}-deals"] = _slip(0 if home < away else 1, (home + away) % 9)
+    _fill_all(page, "textarea", slips)
+    if screenshot:
+        save_screenshot(page, screenshot, region="main", height=720)
+    with page.expect_navigation():
+        page.get_by_role("button", name=_it("Save the results typed")).click()
+    _ok(page)
+    assert not matches.all().exists(), page.locator("main").inner_text()  # read again
 
 
 def _seated_once(round_row, due):
@@ -253,14 +285,22 @@ def test_a_48_line_open_day_from_the_wizard_to_the_prizes(page_factory, tmp_path
             _click(page, "link", "Enter result")
             save_screenshot(page, "guide-08-result", height=900)
             type_result(page)
-        _play_round(round_row, seeds)
+            # the other slips of the round, typed in the round's page from the desk
+            page.goto(f"/desk/{slug}/")
+            with page.expect_navigation():
+                _stage_row(page, mitchell.name).get_by_role(
+                    "link", name=_it("enter results")
+                ).first.click()
+            _type_round(page, round_row, seeds, screenshot="guide-08b-round-results")
+        else:
+            _type_round(page, round_row, seeds)
     _close(page, mitchell)
 
     # 8. Danish: three rounds paired on the combined ranking
     for number in (1, 2, 3):
         round_row = _pair(page, danish)
         assert _seated_once(round_row, present), f"Danish round {number}"
-        _play_round(round_row, seeds)
+        _type_round(page, round_row, seeds)
 
     # 9. the combined ranking, as the public page shows it; the knock-out is seeded from it
     page.goto(f"/desk/{slug}/")
@@ -288,8 +328,8 @@ def test_a_48_line_open_day_from_the_wizard_to_the_prizes(page_factory, tmp_path
     }, "the bracket: 1st–8th, 4th–5th, 2nd–7th, 3rd–6th of the combined ranking"
 
     # 10. the knock-out: the best-ranked Donne line wins it all; the other lines of a category
-    # lose every match; otherwise the better-ranked line wins. The final and the third-place
-    # match are typed in the page, the earlier rounds written through the service.
+    # lose every match; otherwise the better-ranked line wins. Each result is typed in the
+    # match's page (a knock-out match may need tie-break deals, so it has no round page).
     champion = next(name for name in qualified if _category(name) == "Donne")
 
     def strength(name):
@@ -306,10 +346,7 @@ def test_a_48_line_open_day_from_the_wizard_to_the_prizes(page_factory, tmp_path
         if match is None:
             break
         home_wins = strength(match.home.name) < strength(match.away.name)
-        if match.round.number == 3:
-            _type_in_page(page, match, winner="home" if home_wins else "away")
-        else:
-            results.save_result(match, winning_deals(0 if home_wins else 1, 2))
+        _type_in_page(page, match, winner="home" if home_wins else "away")
     _close(page, knockout)
     save_screenshot(page, "guide-10-closed", region="table.desk-stages")
     tournament.refresh_from_db()
