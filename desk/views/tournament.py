@@ -69,7 +69,8 @@ def tournament_desk(request, slug):
         rounds.setdefault(round_.stage_id, []).append(round_)
     from tournaments.services import pairing_jobs
 
-    for stage, following in zip(stages, [*stages[1:], None], strict=True):
+    # (a tournament without stages yet has nothing to follow: no [None] of its own)
+    for stage, following in zip(stages, [*stages[1:], None][: len(stages)], strict=True):
         # only a stage that seeds a knock-out asks, when closed, how many lines go on
         stage.seeds_knockout = following is not None and following.kind == Stage.Kind.KNOCKOUT
         stage.round_list = rounds.get(stage.pk, [])

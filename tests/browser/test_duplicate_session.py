@@ -61,6 +61,7 @@ def test_a_24_pair_duplicate_session_from_the_desk(page_factory):
     assert re.search(r"\b12\b", cards.nth(0).locator(".tc-boards").inner_text())
     assert not cards.nth(1).locator(".tc-boards").inner_text().count("12")
     assert "13, 14" in page.locator("main").inner_text()
+    page.goto("/desk/duplicato-24/")
 
     # the board sheets, one page per board with its QR code
     with page.expect_navigation():
