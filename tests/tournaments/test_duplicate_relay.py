@@ -118,3 +118,16 @@ def test_the_export_carries_the_relay_and_the_import_moves_the_same_way():
     got = sorted(t.score for t in scoring.totals(duplicate.scores(again)).values())
     want = sorted(t.score for t in scoring.totals(duplicate.scores(board_set)).values())
     assert got == want
+
+
+def test_the_players_phone_sheet_names_the_boards_of_its_deals(client):
+    from scoresheets.services import links
+
+    tournament = _tournament(8)
+    stage = tournament.stages.get()
+    duplicate.draw_duplicate(stage, seed="relais", relay=True)
+    match = Match.objects.get(round__stage=stage, round__number=2, table_number=4)
+    card = links.link_for(tournament, match.home)
+    page = client.get(reverse("table:sheet", args=[card.token, match.pk])).content.decode()
+    sentence = page.split('class="meta sheet-boards">', 1)[1].split("</p>", 1)[0]
+    assert "3, 4" in sentence  # round 2, table 4: the relay's boards 3-4
