@@ -399,15 +399,21 @@ def _bye_vp(stage):
 @desk_login_required
 @require_safe
 def movement_cards(request, slug, stage_id):
-    """A Mitchell stage's movement cards: per line, its table and direction in every round,
-    and whom it meets, laid out for printing (one card a line)."""
+    """A Mitchell or duplicate stage's movement cards: per line, its table and direction in
+    every round, and whom it meets (in a duplicate stage also the boards, and the relay),
+    laid out for printing (one card a line)."""
     tournament = desk_tournament(request, slug)
     stage = sel.get_stage(tournament, stage_id)
     cards = sel.movement_cards(stage)
     return render(
         request,
         "desk/movement_cards.html",
-        {"tournament": tournament, "stage": stage, "cards": cards},
+        {
+            "tournament": tournament,
+            "stage": stage,
+            "cards": cards,
+            "duplicate": stage.kind == Stage.Kind.DUPLICATE,
+        },
     )
 
 

@@ -131,3 +131,28 @@ def test_the_players_phone_sheet_names_the_boards_of_its_deals(client):
     page = client.get(reverse("table:sheet", args=[card.token, match.pk])).content.decode()
     sentence = page.split('class="meta sheet-boards">', 1)[1].split("</p>", 1)[0]
     assert "3, 4" in sentence  # round 2, table 4: the relay's boards 3-4
+
+
+def test_the_movement_cards_give_each_line_its_boards_and_the_relay(client):
+    tournament = _tournament(8)
+    stage = tournament.stages.get()
+    duplicate.draw_duplicate(stage, seed="relais", relay=True)
+    organizer = User.objects.create_user("arbitro", password="x-pass-12345")
+    tournament.organizers.add(organizer)
+    client.login(username="arbitro", password="x-pass-12345")
+    desk = client.get(reverse("desk:tournament", args=[tournament.slug])).content.decode()
+    url = reverse("desk:movement-cards", args=[tournament.slug, stage.pk])
+    assert url in desk
+    page = client.get(url).content.decode()
+    cards = page.split('class="table-card page movement-card"')[1:]
+    assert len(cards) == 8
+    first = schedule.seeded_lines(tournament)[0]  # North-South at table 1, the relay's table
+    card = next(c for c in cards if first.name in c.split("</p>", 2)[1])
+    rows = card.split("<tbody>", 1)[1].split("</tr>")[:4]
+    assert [row.split("<td>")[5].split("<")[0].strip() for row in rows] == [
+        "1, 2",
+        "3, 4",
+        "5, 6",
+        "7, 8",
+    ]
+    assert all("4)" in row for row in rows)  # relay with table 4, every round
