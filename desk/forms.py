@@ -616,6 +616,16 @@ class DuplicateSessionForm(forms.Form):
         required=False,
         help_text=_("Mitchell: the lines of each table swap seats, and one ranking replaces two."),
     )
+    relay = forms.BooleanField(
+        label=_("Relay table instead of the skip"),
+        required=False,
+        help_text=_(
+            "Mitchell with an even number of tables: the first and the last table share a "
+            "board set and a bye-stand rests one, so every North-South line meets every "
+            "East-West line; without it the East-West lines skip a table halfway. Two tables "
+            "always play the relay."
+        ),
+    )
 
     def __init__(self, *args, tournament, **kwargs):
         super().__init__(*args, **kwargs)

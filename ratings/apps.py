@@ -11,7 +11,7 @@ class RatingsConfig(AppConfig):
     verbose_name = _("Ratings")
 
     def ready(self):
-        from django.db.models.signals import pre_delete
+        from django.db.models.signals import post_save, pre_delete
 
         from ratings import signals
         from ratings.services.queries import line_ratings
@@ -23,6 +23,7 @@ class RatingsConfig(AppConfig):
         register_strength_source(line_ratings)
         pre_delete.connect(signals.on_tournament_deleted, sender=Tournament, dispatch_uid="r.t")
         pre_delete.connect(signals.on_stage_deleted, sender=Stage, dispatch_uid="r.s")
+        post_save.connect(signals.on_stage_saved, sender=Stage, dispatch_uid="r.s.saved")
 
         results_changed.connect(on_results_changed, dispatch_uid="ratings.on_results_changed")
         tournament_imported.connect(

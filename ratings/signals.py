@@ -18,6 +18,29 @@ def on_results_changed(sender, matches, **kwargs):
         )
 
 
+def on_stage_saved(sender, instance, created, **kwargs):
+    """A duplicate stage saved closed: the tables withheld while its boards were secret are
+    public now, so their ratings apply (after the commit; the beat sweep catches a lost
+    message). Rated once: a second save finds nothing pending."""
+    from django.db import transaction
+
+    from tournaments.models import Stage
+
+    if instance.kind != Stage.Kind.DUPLICATE or instance.status != Stage.Status.CLOSED:
+        return
+    stage_id = instance.pk
+
+    def enqueue():
+        from ratings.tasks import request_stage_rating
+
+        try:
+            request_stage_rating(stage_id)
+        except Exception:  # a broker outage must not break closing the stage
+            logger.exception("could not enqueue the ratings of stage %s", stage_id)
+
+    transaction.on_commit(enqueue)
+
+
 def _schedule_replay(scope):
     """After the deletion commits, replay from the deleted scope's first rated game."""
     if scope is None:

@@ -73,11 +73,12 @@ def request_rating() -> None:
     time_limit=660,
     **RETRY,
 )
-def rate_pending(self, full: bool = False) -> str:
+def rate_pending(self, full: bool = False, stage_id: int | None = None) -> str:
     """Rate every result in force that is not rated yet (or changed since), in one replay.
 
     Debounced runs look at the matches changed in the last ``RECENT_S`` seconds; the beat
-    sweep (``full``) at every match, which is what catches a message lost for longer."""
+    sweep (``full``) at every match, which is what catches a message lost for longer;
+    ``stage_id`` at every match of one stage (a duplicate stage closed shows its tables)."""
     from datetime import timedelta
 
     from django.utils import timezone
@@ -85,15 +86,22 @@ def rate_pending(self, full: bool = False) -> str:
     from ratings.services.ratings import rate_pending as rate
 
     cache.delete(DEBOUNCE_KEY)  # eager runs: the next result asks again at once
-    since = None if full else timezone.now() - timedelta(seconds=RECENT_S)
-    outcome = rate(since=since)
+    since = None if full or stage_id else timezone.now() - timedelta(seconds=RECENT_S)
+    outcome = rate(since=since, stage_id=stage_id)
     if outcome is False:  # another worker is rating: look again once it is done
         if not self.request.is_eager:  # not at once: that would spin while a replay runs
-            rate_pending.apply_async(countdown=_window())
+            rate_pending.apply_async(kwargs={"stage_id": stage_id}, countdown=_window())
         return "busy"
     if outcome is None:
         return "nothing"
     return f"{outcome.kind}: {outcome.games}"
+
+
+def request_stage_rating(stage_id: int) -> None:
+    """Ask for one stage's results still unrated to be rated: a duplicate stage closed shows
+    every table its secret boards kept back (``ratings.services.ratings.withheld_match_ids``),
+    however long ago they were played."""
+    rate_pending.apply_async(kwargs={"stage_id": stage_id})
 
 
 @shared_task(

@@ -39,7 +39,7 @@ from tournaments import selectors as tsel
 from tournaments.access import Action, desk_login_required, desk_tournament, link_may_act
 from tournaments.exceptions import ResultError, StaleResult, VersionRequired
 from tournaments.models import Match, Stage
-from tournaments.services import results
+from tournaments.services import duplicate, results
 
 logger = logging.getLogger(__name__)
 
@@ -452,6 +452,12 @@ def sheet_page(request, link, match_id):
         "based_on": current.number if current else "",
         "storage_key": f"scopa-table:{match.pk}:{side}",
         "knockout": match.round.stage.kind == Stage.Kind.KNOCKOUT,
+        # a duplicate table plays prepared boards as its deals, in this order
+        "boards": (
+            duplicate.board_numbers_of_match(match)
+            if match.round.stage.kind == Stage.Kind.DUPLICATE
+            else ()
+        ),
         "line_url": reverse("table:line", args=[link.path_key]),
         "signed_here": offline.disputable(link, match),
     }

@@ -827,6 +827,15 @@ class BoardSet(models.Model):
             "of all the lines replaces the two by direction."
         ),
     )
+    relay = models.BooleanField(
+        _("relay table"),
+        default=False,
+        help_text=_(
+            "Mitchell with an even number of tables: the first and the last table share a "
+            "board set and a bye-stand rests one, instead of the East-West lines skipping a "
+            "table halfway."
+        ),
+    )
     rounds = models.PositiveSmallIntegerField(
         _("rounds"),
         null=True,

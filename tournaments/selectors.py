@@ -708,13 +708,63 @@ class MovementCard:
     rows: list = field(default_factory=list)
 
 
+def _duplicate_movement_cards(stage) -> list[MovementCard]:
+    """Per line of a duplicate stage: its table, direction, opponent and boards in every round
+    of the movement drawn (``duplicate_movement.line_card``), and at a relay table the table
+    that plays the same boards; rows of (round, table, direction, opponent, boards, relay
+    table)."""
+    from tournaments.algorithms import duplicate_movement, mitchell
+    from tournaments.models import BoardSet
+    from tournaments.services import duplicate
+
+    board_set = BoardSet.objects.filter(stage=stage).first()
+    if board_set is None:
+        return []
+    order = [int(line_id) for line_id in board_set.start_order]
+    names = Line.objects.in_bulk(order)
+    movement = duplicate.movement_of(board_set)
+    relay_of = {(t.round, t.table): t.relay_with for tables in movement for t in tables}
+    label = {
+        mitchell.Direction.NORTH_SOUTH: _("North-South"),
+        mitchell.Direction.EAST_WEST: _("East-West"),
+    }
+    cards = []
+    for line in order:
+        rows = duplicate_movement.line_card(movement, line)
+        first = next((row for row in rows if row.table is not None), None)
+        start = (
+            _("table %(table)d, %(direction)s")
+            % {"table": first.table, "direction": label[first.direction]}
+            if first is not None and first.direction is not None
+            else ""
+        )
+        card = MovementCard(names[line], start)
+        for row in rows:
+            opponent = names[row.opponent].name if row.opponent is not None else None
+            card.rows.append(
+                (
+                    row.round,
+                    row.table or "–",
+                    label[row.direction] if row.direction is not None else "",
+                    opponent,
+                    ", ".join(str(b) for b in row.boards),
+                    relay_of.get((row.round, row.table or 0)),
+                )
+            )
+        cards.append(card)
+    return cards
+
+
 def movement_cards(stage) -> list[MovementCard]:
     """Per line of a Mitchell stage (once round 1 set its start order): its table and
     direction in every round of the movement (``algorithms.mitchell``, as the pairing seats
-    them), and whom it meets there."""
+    them), and whom it meets there; of a duplicate stage also the boards of each round
+    (``_duplicate_movement_cards``)."""
     from tournaments.algorithms import mitchell
     from tournaments.services.pairing import open_group
 
+    if stage.kind == Stage.Kind.DUPLICATE:
+        return _duplicate_movement_cards(stage)
     if stage.kind != Stage.Kind.MITCHELL:
         return []
     group = open_group(stage)

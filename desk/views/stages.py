@@ -49,6 +49,7 @@ def _duplicate_session(request, tournament):
                 boards_per_round=data["boards_per_round"],
                 rounds=data["rounds"],
                 arrow_switch=data["arrow_switch"],
+                relay=data["relay"],
                 user=request.user,
             )
         except TournamentError as error:

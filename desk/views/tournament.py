@@ -69,7 +69,8 @@ def tournament_desk(request, slug):
         rounds.setdefault(round_.stage_id, []).append(round_)
     from tournaments.services import pairing_jobs
 
-    for stage, following in zip(stages, [*stages[1:], None], strict=True):
+    # (a tournament without stages yet has nothing to follow: no [None] of its own)
+    for stage, following in zip(stages, [*stages[1:], None][: len(stages)], strict=True):
         # only a stage that seeds a knock-out asks, when closed, how many lines go on
         stage.seeds_knockout = following is not None and following.kind == Stage.Kind.KNOCKOUT
         stage.round_list = rounds.get(stage.pk, [])
@@ -174,6 +175,7 @@ def generate_stage(request, slug, stage_id):
                 movement=request.POST.get("movement") or BoardSet.Movement.MITCHELL,
                 scoring=request.POST.get("scoring") or BoardSet.Scoring.MATCHPOINTS,
                 arrow_switch=request.POST.get("arrow_switch") == "1",
+                relay=request.POST.get("relay") == "1",
                 # empty: the full movement
                 rounds=_positive_int(request.POST.get("rounds"), default=None),
                 user=request.user,
@@ -328,6 +330,9 @@ def print_round(request, slug, round_id):
         for match in [*matches, *byes]:
             match.home_next = next_seats.get(match.home_id)
             match.away_next = next_seats.get(match.away_id)
+    bye_stand: tuple[int, ...] = ()
+    if round_.stage.kind == Stage.Kind.DUPLICATE:
+        bye_stand = _duplicate_table_cards(round_, matches)
     from scoresheets.cards import attach_table_card_links
 
     # the QR codes are the lines' credentials: only for those who may enter results
@@ -344,6 +349,7 @@ def print_round(request, slug, round_id):
             "missing_links": missing_links,
             "may": desk_rights(request.user, tournament),
             "byes": byes,
+            "bye_stand": bye_stand,
             "bye_vp": _bye_vp(round_.stage) if byes else None,
             "categories": [(c, _category_label(c)) for c in categories],
             "sheet_rows": range(
@@ -351,6 +357,32 @@ def print_round(request, slug, round_id):
             ),
         },
     )
+
+
+def _duplicate_table_cards(round_, matches) -> tuple[int, ...]:
+    """A duplicate round's table cards: each match learns the boards its table plays and, at a
+    relay table, the table it shares them with (``duplicate_boards``, ``relay_with``). Returns
+    the boards resting on the bye-stand this round (none without a relay)."""
+    from tournaments.algorithms import duplicate_movement
+    from tournaments.models import BoardSet
+    from tournaments.services import duplicate
+
+    board_set = BoardSet.objects.filter(stage=round_.stage).first()
+    if board_set is None:
+        return ()
+    movement = duplicate.movement_of(board_set)
+    if not 1 <= round_.number <= len(movement):
+        return ()
+    tables = {t.table: t for t in movement[round_.number - 1]}
+    for match in matches:
+        table = tables.get(match.table_number or 0)
+        match.duplicate_boards = table.boards if table else ()
+        match.relay_with = table.relay_with if table else None
+    if not board_set.relay:
+        return ()
+    n_tables = len(tables)
+    resting = duplicate_movement.relay_sets(n_tables, round_.number)[1]
+    return duplicate_movement.set_boards(resting, board_set.boards_per_round)
 
 
 def _bye_vp(stage):
@@ -367,15 +399,21 @@ def _bye_vp(stage):
 @desk_login_required
 @require_safe
 def movement_cards(request, slug, stage_id):
-    """A Mitchell stage's movement cards: per line, its table and direction in every round,
-    and whom it meets, laid out for printing (one card a line)."""
+    """A Mitchell or duplicate stage's movement cards: per line, its table and direction in
+    every round, and whom it meets (in a duplicate stage also the boards, and the relay),
+    laid out for printing (one card a line)."""
     tournament = desk_tournament(request, slug)
     stage = sel.get_stage(tournament, stage_id)
     cards = sel.movement_cards(stage)
     return render(
         request,
         "desk/movement_cards.html",
-        {"tournament": tournament, "stage": stage, "cards": cards},
+        {
+            "tournament": tournament,
+            "stage": stage,
+            "cards": cards,
+            "duplicate": stage.kind == Stage.Kind.DUPLICATE,
+        },
     )
 
 

@@ -79,17 +79,40 @@ def result_of(
     return Result.HOME if home_points > away_points else Result.AWAY
 
 
+def withheld_match_ids() -> set[int]:
+    """The matches whose result the public may not read yet (``tournaments.access.
+    withheld_results`` for a visitor: the tables of a running duplicate stage that hold a board
+    some table has still to play). A rating that moved after one would tell how the board went,
+    on the player pages, the rating lists and the seeding alike, so they are not rated until
+    the policy shows them (the board opens, or the stage closes); rated meanwhile, they count
+    again as out of order. One query when no duplicate stage is running."""
+    from tournaments.access import withheld_results
+    from tournaments.models import Stage, Tournament
+
+    running = Tournament.objects.filter(
+        stages__kind=Stage.Kind.DUPLICATE,
+        stages__status__in=[Stage.Status.PENDING, Stage.Status.RUNNING],
+    ).distinct()
+    withheld: set[int] = set()
+    for tournament in running:
+        withheld |= withheld_results(None, tournament)
+    return withheld
+
+
 def _rateable(qs):
     """Finished matches between two lines, of tournaments that count toward ratings (public
-    ones, and private ones that say so: ``tournaments.access.rated_tournaments_q``)."""
+    ones, and private ones that say so: ``tournaments.access.rated_tournaments_q``), whose
+    result the public may read (``withheld_match_ids``)."""
     from tournaments.access import rated_tournaments_q
 
-    return (
+    rateable = (
         qs.filter(status=Match.Status.DONE, home__isnull=False, away__isnull=False)
         .filter(rated_tournaments_q("round__stage__tournament__"))
         .exclude(outcome__in=UNRATED_OUTCOMES)
         .exclude(outcome="")
     )
+    withheld = withheld_match_ids()
+    return rateable.exclude(id__in=withheld) if withheld else rateable
 
 
 _KEY_FIELDS = (
@@ -595,7 +618,9 @@ def _chunks(ids: Iterable[T], size: int = BATCH) -> Iterator[list[T]]:
 # --- which results are still to rate ---------------------------------------------------------
 
 
-def pending_match_ids(limit: int | None = None, since=None) -> list[int]:
+def pending_match_ids(
+    limit: int | None = None, since=None, stage_id: int | None = None
+) -> list[int]:
     """Matches whose rating is missing or out of date, read from the database alone.
 
     A rateable match (``_rateable``: the one selection of matches that count) without a
@@ -605,20 +630,32 @@ def pending_match_ids(limit: int | None = None, since=None) -> list[int]:
 
     ``since`` limits the look to matches changed from then on: the cheap question the debounced
     runs ask (a scan of the match table instead of two joins over the whole log); the beat sweep
-    asks the full one.
+    asks the full one. A result changed since then can also make rateable the unrated matches
+    of its stage (the tables that held a duplicate board it opened, played earlier and withheld
+    until now): those are pending too. ``stage_id`` limits the look to one stage (a duplicate
+    stage just closed shows every table).
     """
-    rateable = _rateable(Match.objects.all())
+    every = _rateable(Match.objects.all())
+    rateable = every
     rated = RatedMatch.objects.all()
+    if stage_id is not None:
+        rateable = rateable.filter(round__stage_id=stage_id)
+        rated = rated.filter(match__round__stage_id=stage_id)
     if since is not None:
         rateable = rateable.filter(updated_at__gte=since)
         rated = rated.filter(match__updated_at__gte=since)
-    unrated = rateable.filter(
-        Q(rating_entry__isnull=True) | ~Q(rating_entry__stamp=F("updated_at"))
-    ).values_list("id", flat=True)
+    unrated_q = Q(rating_entry__isnull=True) | ~Q(rating_entry__stamp=F("updated_at"))
+    unrated = rateable.filter(unrated_q).values_list("id", flat=True)
+    released = every.none().values_list("id", flat=True)
+    if since is not None:
+        changed_stages = Match.objects.filter(updated_at__gte=since).values("round__stage_id")
+        released = every.filter(
+            round__stage_id__in=changed_stages, rating_entry__isnull=True
+        ).values_list("id", flat=True)
     gone = rated.exclude(match_id__in=rateable.values("id")).values_list("match_id", flat=True)
     if limit is not None:
-        unrated, gone = unrated[:limit], gone[:limit]
-    return sorted({*unrated, *gone})
+        unrated, released, gone = unrated[:limit], released[:limit], gone[:limit]
+    return sorted({*unrated, *released, *gone})
 
 
 def rate_pending(
@@ -626,8 +663,10 @@ def rate_pending(
     params: Params = DEFAULT_PARAMS,
     limit: int = 20000,
     since=None,
+    stage_id: int | None = None,
 ) -> RatingRun | Literal[False] | None:
-    """Bring the cache in line with every pending result (or just ``match_ids``).
+    """Bring the cache in line with every pending result (or just ``match_ids``, or those of
+    the stage ``stage_id``).
 
     Results beyond every rated game are appended in one replay; corrections, deletions and
     results that arrive out of order re-rate only the games they change (``affected_games``),
@@ -642,7 +681,11 @@ def rate_pending(
     with transaction.atomic():
         if not _try_lock():
             return False
-        ids = pending_match_ids(limit, since) if match_ids is None else sorted(set(match_ids))
+        ids = (
+            pending_match_ids(limit, since, stage_id)
+            if match_ids is None
+            else sorted(set(match_ids))
+        )
         if not ids:
             return None
         games, stamps = _load_games(match_ids=ids)
@@ -678,7 +721,7 @@ def rate_pending(
     # Other writers kept changing what it read: replay under the lock (they wait, as before).
     with transaction.atomic():
         _lock()
-        return rate_pending(match_ids, params, limit, since)
+        return rate_pending(match_ids, params, limit, since, stage_id)
 
 
 def _append(games: list[Game], stamps, params: Params, started: float) -> RatingRun:

@@ -284,8 +284,8 @@ def test_a_line_card_with_a_sit_out():
     ]
 
 
-def test_a_two_table_mitchell_is_refused():
-    with pytest.raises(ValueError, match="Howell"):
+def test_a_two_table_mitchell_without_the_relay_is_refused():
+    with pytest.raises(ValueError, match="relay"):
         mitchell_movement(["a", "b", "c", "d"], 2)
 
 

@@ -1,6 +1,7 @@
 """A 24-pair duplicate session from the desk in headless Chromium: the organizer creates the
 session on the stages page (the stage, the round's boards and the movement, drawn at once),
-prints the board sheets (one per board, with its QR code), enters a table's two boards on the
+prints the round's table cards (the relay's two tables sharing their boards) and the board
+sheets (one per board, with its QR code), enters a table's two boards on the
 desk, rules one of them not played, reads the public ranking per
 direction, a board's traveller and a line's boards, and closes the stage once every table has
 played; only then does the federation export show the seed."""
@@ -33,14 +34,16 @@ def test_a_24_pair_duplicate_session_from_the_desk(page_factory):
     with page.expect_navigation():
         page.get_by_role("button", name=re.compile("Log in|Accedi")).click()
 
-    # the session from the desk's stages page: Mitchell, 2 boards a round, the full movement,
-    # matchpoints (12 tables, 12 rounds, 24 boards), the seed the engine's
+    # the session from the desk's stages page: Mitchell with the relay table instead of the
+    # skip, 2 boards a round, the full movement, matchpoints (12 tables, 12 rounds, 24 boards),
+    # the seed the engine's
     page.goto("/desk/duplicato-24/stages/")
     form = page.locator("form.duplicate-session")
     form.locator("input[name=name]").fill("Smazzate ripetute")
     form.locator("select[name=movement]").select_option("mitchell")
     form.locator("input[name=boards_per_round]").fill("2")
     form.locator("select[name=scoring]").select_option("matchpoints")
+    form.locator("input[name=relay]").check()
     with page.expect_navigation():
         form.locator("button[type=submit]").click()
     assert page.locator(".msg-success").first.is_visible(), page.locator("main").inner_text()
@@ -48,8 +51,17 @@ def test_a_24_pair_duplicate_session_from_the_desk(page_factory):
     stage = tournament.stages.get()
     assert stage.kind == Stage.Kind.DUPLICATE
     board_set = BoardSet.objects.get(stage=stage)
-    assert len(board_set.boards) == 24
+    assert len(board_set.boards) == 24 and board_set.relay
     assert Match.objects.filter(round__stage=stage).count() == 12 * 12
+
+    # round 1's table cards: tables 1 and 12 share boards 1-2 (the relay), 13-14 rest
+    page.goto(f"/desk/duplicato-24/round/{stage.rounds.get(number=1).pk}/print/")
+    cards = page.locator("section.table-card")
+    assert re.search(r"relais|relay", cards.nth(0).inner_text())
+    assert re.search(r"\b12\b", cards.nth(0).locator(".tc-boards").inner_text())
+    assert not cards.nth(1).locator(".tc-boards").inner_text().count("12")
+    assert "13, 14" in page.locator("main").inner_text()
+    page.goto("/desk/duplicato-24/")
 
     # the board sheets, one page per board with its QR code
     with page.expect_navigation():

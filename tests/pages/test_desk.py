@@ -95,6 +95,19 @@ def test_desk_lists_missing_results_and_changes(client, tournament, organizer):
     assert "rounds.generated" not in html
 
 
+def test_the_desk_of_a_tournament_without_stages_is_a_page_not_a_500(client):
+    """A tournament made from the desk's first step has no stage yet (the duplicate session
+    is added later): its desk page opens all the same."""
+    from tests.tournaments.conftest import make_tournament
+
+    empty = make_tournament(n_lines=4)
+    assert not empty.stages.exists()
+    user = User.objects.create_user("direttrice", password="x-pass-12345")
+    empty.organizers.add(user)
+    client.force_login(user)
+    assert client.get(reverse("desk:tournament", args=[empty.slug])).status_code == 200
+
+
 @pytest.mark.parametrize(
     ("action", "label"),
     [

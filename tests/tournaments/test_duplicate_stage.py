@@ -73,10 +73,11 @@ def test_a_duplicate_stage_needs_matches_that_end_by_deals_and_enough_tables():
     eleven = make_tournament(n_lines=8, stages=[DUPLICATE])
     with pytest.raises(ScheduleError, match=r"numero di smazzate|number of deals"):
         duplicate.draw_duplicate(eleven.stages.get())
-    with pytest.raises(ScheduleError, match="Howell"):
-        duplicate.draw_duplicate(_tournament(4).stages.get())
     howell = duplicate.draw_duplicate(_tournament(4).stages.get(), movement="howell")
     assert Match.objects.filter(round__stage=howell.stage).count() == 6
+    # two tables cannot skip: their Mitchell plays the relay (test_duplicate_relay.py)
+    two_tables = duplicate.draw_duplicate(_tournament(4).stages.get())
+    assert two_tables.relay and Match.objects.filter(round__stage=two_tables.stage).count() == 4
 
 
 def test_boards_stay_secret_until_every_table_holding_them_has_played():

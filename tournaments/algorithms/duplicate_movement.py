@@ -6,7 +6,16 @@ at table 1, ...). North-South lines stay; East-West lines move up one table each
 board sets move down one table, as in a bridge Mitchell. With an even number of tables the
 East-West lines would meet the same sets again halfway, so they skip one table after half the
 rounds (the bridge "skip Mitchell"); then each line still plays each board at most once and, in
-a full movement, every set is played once at every table. With an odd number of lines the last
+a full movement, every set is played once at every table.
+
+The relay (bridge's "relay and bye-stand" Mitchell), the organizer's other choice with an even
+number of tables: no one skips; the first and the last table share one board set each round
+(the relay: both play its boards, each with its own decks), and a bye-stand between the middle
+tables holds one set that nobody plays that round. The sets move down one stand at a time along
+relay, table 2, ..., table n/2, bye-stand, table n/2 + 1, ..., table n - 1, and back to the relay:
+n stands for n sets, so over the n rounds every line plays every set once, every table plays
+every set once, and every North-South line meets every East-West line once (which the skip
+cannot give). Two tables can play a Mitchell only this way. With an odd number of lines the last
 East-West seat is empty: the North-South line facing it sits out, and that table's set is not
 played that round (every set is sat out once over a full movement, so each board is played as
 many times as every other).
@@ -50,6 +59,7 @@ class BoardTable(Generic[L]):
     ns: L | None
     ew: L | None
     boards: tuple[int, ...]
+    relay_with: int | None = None  # the table that shares these boards this round (the relay)
 
     @property
     def plays(self) -> bool:
@@ -67,17 +77,51 @@ def skips(n_tables: int, round_number: int) -> int:
     return 1 if n_tables % 2 == 0 and round_number > n_tables // 2 else 0
 
 
+def relay_stands(n_tables: int) -> list[tuple[int, ...]]:
+    """The stands a relay Mitchell's board sets move along, in order (a set moves to the one
+    before each round): the relay (the first and the last table, sharing the set), tables 2 to
+    n/2, the bye-stand (no table: nobody plays the set), tables n/2 + 1 to n - 1."""
+    if n_tables < 2 or n_tables % 2:
+        raise ValueError("a relay needs an even number of tables")
+    half = n_tables // 2
+    return [
+        (1, n_tables),
+        *((table,) for table in range(2, half + 1)),
+        (),
+        *((table,) for table in range(half + 1, n_tables)),
+    ]
+
+
+def relay_sets(n_tables: int, round_number: int) -> tuple[dict[int, int], int]:
+    """In a relay Mitchell's round: each table's board set, and the set on the bye-stand. In
+    round 1 tables 1 to n/2 play sets 1 to n/2, the bye-stand holds set n/2 + 1, tables n/2 + 1
+    to n - 1 play the sets after it, and the last table shares set 1 with table 1."""
+    stands = relay_stands(n_tables)
+    at: dict[int, int] = {}
+    resting = 0
+    for board_set in range(1, n_tables + 1):
+        stand = stands[(board_set - round_number) % n_tables]
+        if not stand:
+            resting = board_set
+        for table in stand:
+            at[table] = board_set
+    return at, resting
+
+
 def mitchell_movement(
     order: Sequence[L],
     boards_per_round: int,
     *,
     rounds: int | None = None,
     arrow_switch: bool = False,
+    relay: bool = False,
 ) -> list[list[BoardTable[L]]]:
     """Every round of a Mitchell that carries boards (see the module docstring). With
     `arrow_switch` the lines of each table change seats in the last round (the East-West line
     sits North-South and holds those cards), as bridge's arrow switch does: every line has then
-    held cards of both directions, and one ranking of all the lines compares them."""
+    held cards of both directions, and one ranking of all the lines compares them. With `relay`
+    (an even number of tables) the first and the last table share a set and a bye-stand rests
+    one, instead of the skip."""
     if len(set(order)) != len(order):
         raise ValueError("a line appears twice in the start order")
     if len(order) < 2:
@@ -85,27 +129,37 @@ def mitchell_movement(
     if boards_per_round < 1:
         raise ValueError("a round plays at least one board")
     n = table_count(len(order))
-    if n == 2:
+    if relay and n % 2:
+        raise ValueError("an odd number of tables needs neither the skip nor a relay")
+    if n == 2 and not relay:
         # the skip would bring the East-West lines back to the table they left
-        raise ValueError("two tables cannot play a Mitchell with boards: play a Howell")
+        raise ValueError("two tables play a Mitchell with boards only with the relay")
     rounds = n if rounds is None else rounds
     if not 1 <= rounds <= n:
         raise ValueError(f"a Mitchell of {n} tables has 1 to {n} rounds")
     ns_at = {table: order[2 * (table - 1)] for table in range(1, n + 1)}
     schedule = []
     for r in range(1, rounds + 1):
+        skip = 0 if relay else skips(n, r)
         ew_at: dict[int, L] = {}
         for index in range(1, len(order), 2):
             start = index // 2 + 1
-            ew_at[(start - 1 + r - 1 + skips(n, r)) % n + 1] = order[index]
+            ew_at[(start - 1 + r - 1 + skip) % n + 1] = order[index]
         switched = arrow_switch and r == rounds
+        relayed = relay_sets(n, r)[0] if relay else {}
         tables = []
         for table in range(1, n + 1):
             ns, ew = ns_at[table], ew_at.get(table)
             if switched and ew is not None:
                 ns, ew = ew, ns
-            boards = set_boards((table - 1 + r - 1) % n + 1, boards_per_round)
-            tables.append(BoardTable(r, table, ns, ew, boards))
+            shared = None
+            if relay:
+                board_set = relayed[table]
+                shared = {1: n, n: 1}.get(table)
+            else:
+                board_set = (table - 1 + r - 1) % n + 1
+            boards = set_boards(board_set, boards_per_round)
+            tables.append(BoardTable(r, table, ns, ew, boards, shared))
         schedule.append(tables)
     return schedule
 

@@ -63,6 +63,7 @@ def _movement(
         board_set.boards_per_round,
         rounds=board_set.rounds,
         arrow_switch=board_set.arrow_switch,
+        relay=board_set.relay,
     )
 
 
@@ -72,6 +73,17 @@ def full_rounds(movement: str, n_lines: int) -> int:
     if movement == BoardSet.Movement.HOWELL:
         return n_lines - 1 if n_lines % 2 == 0 else n_lines
     return (n_lines + 1) // 2
+
+
+def uses_relay(movement: str, n_lines: int, asked: bool) -> bool:
+    """Whether a movement of `n_lines` lines plays with the relay table: a Mitchell of an even
+    number of tables when the organizer chose it over the skip, and always with two tables
+    (the skip would bring the East-West lines back where they started); never otherwise (an
+    odd number of tables needs neither, a Howell has every table play the round's set)."""
+    if movement != BoardSet.Movement.MITCHELL:
+        return False
+    n_tables = (n_lines + 1) // 2
+    return n_tables == 2 or (asked and n_tables % 2 == 0)
 
 
 def movement_of(board_set: BoardSet) -> list[list[duplicate_movement.BoardTable[int]]]:
@@ -87,6 +99,7 @@ def _forbidden_apart(
     boards_per_round: int,
     rounds: int | None,
     arrow_switch: bool,
+    relay: bool = False,
 ) -> list[int]:
     """The start order with the tournament's forbidden pairings kept from meeting: a Mitchell
     seats each pair in one direction (`mitchell.seat_apart`, as a Mitchell stage does; lines of
@@ -105,7 +118,7 @@ def _forbidden_apart(
     if movement == BoardSet.Movement.MITCHELL:
         order = mitchell.seat_apart(order, None, pairs).order
         tables = duplicate_movement.mitchell_movement(
-            order, boards_per_round, rounds=rounds, arrow_switch=arrow_switch
+            order, boards_per_round, rounds=rounds, arrow_switch=arrow_switch, relay=relay
         )
     else:
         tables = duplicate_movement.howell_movement(order, boards_per_round, rounds=rounds)
@@ -148,6 +161,7 @@ def draw_duplicate(
     scoring: str = BoardSet.Scoring.MATCHPOINTS,
     seed: str | None = None,
     arrow_switch: bool = False,
+    relay: bool = False,
     rounds: int | None = None,
     user: Any = None,
     replace: bool = False,
@@ -155,7 +169,8 @@ def draw_duplicate(
     """Draw the board set from `seed` (a fresh secret one from the engine by default) and every
     round of the movement (its first `rounds`, or all), lines in seed order; a round plays as
     many boards as the tournament's matches have deals, so the tournament's matches must end by
-    deals."""
+    deals. `relay`: a Mitchell of an even number of tables shares a set between its first and
+    last table and rests one on a bye-stand instead of the skip (`uses_relay`)."""
     if stage.kind != Stage.Kind.DUPLICATE:
         raise ScheduleError(_("Boards belong to a duplicate stage."))
     if movement not in BoardSet.Movement.values or scoring not in BoardSet.Scoring.values:
@@ -180,8 +195,7 @@ def draw_duplicate(
     lines = schedule.seeded_lines(tournament)
     if len(lines) < MIN_LINES:
         raise ScheduleError(_("A duplicate stage needs at least three lines."))
-    if movement == BoardSet.Movement.MITCHELL and (len(lines) + 1) // 2 == 2:
-        raise ScheduleError(_("Two tables cannot play a Mitchell with boards: choose a Howell."))
+    relay = uses_relay(movement, len(lines), relay)
     most = full_rounds(movement, len(lines))
     if rounds is not None and not 1 <= rounds <= most:
         raise ScheduleError(
@@ -197,6 +211,7 @@ def draw_duplicate(
         boards_per_round=max(1, tournament.end_value),
         rounds=rounds,
         arrow_switch=arrow_switch,
+        relay=relay,
     )
     replaced = schedule._clear_stage(stage, replace=replace, what=_("rounds"))
     BoardSet.objects.filter(stage=stage).delete()
@@ -212,6 +227,7 @@ def draw_duplicate(
         boards_per_round=per_round,
         start_order=order,
         arrow_switch=arrow_switch and movement == BoardSet.Movement.MITCHELL,
+        relay=relay,
         rounds=rounds,
     )
     movement_rounds = _movement(board_set)
@@ -302,6 +318,7 @@ def create_session(
     boards_per_round: int,
     rounds: int | None = None,
     arrow_switch: bool = False,
+    relay: bool = False,
     position: int | None = None,
     user: Any = None,
 ) -> BoardSet:
@@ -323,6 +340,7 @@ def create_session(
         scoring=scoring,
         rounds=rounds,
         arrow_switch=arrow_switch,
+        relay=relay,
         user=user,
     )
 
@@ -668,6 +686,8 @@ def export_doc(
         "scoring": board_set.scoring,
         "boards_per_round": board_set.boards_per_round,
         "arrow_switch": board_set.arrow_switch,
+        # the relay table instead of the skip (absent: the skip, as older files read)
+        **({"relay": True} if board_set.relay else {}),
         # a movement cut short (absent: the full movement, as older files read)
         **({"rounds": board_set.rounds} if board_set.rounds else {}),
         "start_order": [line_ref(int(line_id)) for line_id in board_set.start_order],
@@ -724,6 +744,7 @@ def import_board_set(
             boards=[board.as_dict() for board in boards],
             start_order=order,
             arrow_switch=bool(data.get("arrow_switch", False)),
+            relay=uses_relay(str(data["movement"]), len(order), bool(data.get("relay", False))),
             rounds=int(data["rounds"]) if data.get("rounds") is not None else None,
         )
         # a file exported before the stage closed keeps its seed secret: the boards stand alone
