@@ -33,6 +33,7 @@ from ratings.algorithms.rating import (
     subjects_of,
 )
 from ratings.models import RatedMatch, Rating, RatingChange, RatingLock, RatingRun
+from ratings.services import shadow
 from tournaments.models import LineMember, Match, MatchResult, Outcome
 
 logger = logging.getLogger(__name__)
@@ -40,6 +41,9 @@ T = TypeVar("T")
 
 UNRATED_OUTCOMES = (Outcome.FORFEIT, Outcome.BYE)
 BATCH = 5000
+
+Progress = Callable[[str, int, int], None]
+"""``progress(step, done, total)``: how far a recompute is, for a command's progress bar."""
 
 
 # --- reading the match log -------------------------------------------------------------------
@@ -158,15 +162,27 @@ def load_games(start: GameKey | None = None, match_ids: Iterable[int] | None = N
 
 
 def _load_games(
-    start: GameKey | None = None, match_ids: Iterable[int] | None = None
+    start: GameKey | None = None,
+    match_ids: Iterable[int] | None = None,
+    progress: Progress | None = None,
 ) -> tuple[list[Game], dict[int, datetime]]:
     """The games, and each match's ``updated_at`` read in the same query as its key: a change
-    committed after this read carries a newer stamp, so it is seen as pending again later."""
+    committed after this read carries a newer stamp, so it is seen as pending again later.
+
+    ``progress`` hears of the rows read ("reading": matches, then their results), out of the
+    rows counted first."""
     qs = _rateable(Match.objects.all())
     if start is not None:
         qs = qs.filter(_key_filter(start))
     if match_ids is not None:
         qs = qs.filter(id__in=list(match_ids))
+    res_qs = MatchResult.objects.values_list("match_id", "line_id", "points", "drawn")
+    total = done = 0
+    if progress is not None:
+        # the results of a full read are every result; of a partial one, about two a match
+        total = qs.count()
+        total += res_qs.count() if start is None and match_ids is None else 2 * total
+        progress("reading", 0, total)
     rows = []
     stamps: dict[int, datetime] = {}
     # streamed (a server-side cursor on PostgreSQL, inside the caller's transaction): a full
@@ -174,18 +190,25 @@ def _load_games(
     for row in qs.values_list(*_KEY_FIELDS, "updated_at").iterator(chunk_size=BATCH):
         rows.append(row[:-1])
         stamps[row[0]] = row[-1]
+        done += 1
+        if progress is not None and not done % BATCH:
+            progress("reading", done, total)
     if not rows:
+        if progress is not None:
+            progress("reading", total, total)
         return [], stamps
     ids = [r[0] for r in rows]
     results: dict[int, dict[int, tuple[int, bool]]] = defaultdict(dict)
     line_ids: set[int] = set()
     for r in rows:
         line_ids.update((r[5], r[6]))
-    res_qs = MatchResult.objects.values_list("match_id", "line_id", "points", "drawn")
     if start is not None or match_ids is not None:
         res_qs = res_qs.filter(match_id__in=ids) if len(ids) < 20000 else res_qs
     for match_id, line_id, points, drawn in res_qs.iterator(chunk_size=BATCH):
         results[match_id][line_id] = (points, drawn)
+        done += 1
+        if progress is not None and not done % BATCH:
+            progress("reading", min(done, total), total)
     members: dict[int, list[tuple[int, int]]] = defaultdict(list)
     mem_qs = LineMember.objects.values_list("line_id", "position", "player_id")
     if len(line_ids) < 20000:
@@ -213,6 +236,8 @@ def _load_games(
             continue
         games.append(Game(GameKey(start_date, tid, stage, rnd, mid), hp, ap, result))
     games.sort(key=lambda g: g.key)
+    if progress is not None:
+        progress("reading", total, total)
     return games, stamps
 
 
@@ -308,14 +333,16 @@ def _adapt(value):
     return value
 
 
-def _insert_rows(model, columns: tuple[str, ...], rows: Iterable[tuple]) -> None:
+def _insert_rows(
+    model, columns: tuple[str, ...], rows: Iterable[tuple], table: str | None = None
+) -> None:
     """Append plain rows in order: COPY on PostgreSQL, executemany elsewhere.
 
     Skipping model instances is what keeps a 100,000-match replay within seconds (the profile
     showed ``bulk_create`` spending most of its time building and preparing instances). Floats
     travel as their shortest exact text, so they read back bit-identical.
     """
-    table = connection.ops.quote_name(model._meta.db_table)
+    table = connection.ops.quote_name(table or model._meta.db_table)
     cols = ", ".join(connection.ops.quote_name(c) for c in columns)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -333,9 +360,28 @@ def _insert_rows(model, columns: tuple[str, ...], rows: Iterable[tuple]) -> None
             cursor.executemany(sql, rows[i : i + BATCH])
 
 
+def _counted(rows: Iterable[T], progress: Callable[[], None] | None) -> Iterator[T]:
+    """``rows``, calling ``progress`` after every ``BATCH`` of them."""
+    if progress is None:
+        yield from rows
+        return
+    for i, row in enumerate(rows, 1):
+        yield row
+        if not i % BATCH:
+            progress()
+
+
 def _write_changes(
-    run: RatingRun, changes: list[Change], games: list[Game], stamps: dict[int, datetime]
+    run: RatingRun,
+    changes: list[Change],
+    games: list[Game],
+    stamps: dict[int, datetime],
+    tables: dict | None = None,
+    progress: Callable[[], None] | None = None,
 ) -> None:
+    """The changes and the games' ``RatedMatch`` rows; ``tables`` names other tables to write
+    them to (a rebuild's shadows), by model."""
+    tables = tables or {}
     _insert_rows(
         RatingChange,
         _CHANGE_COLUMNS,
@@ -360,8 +406,9 @@ def _write_changes(
                 c.after.draws,
                 c.after.losses,
             )
-            for c in changes
+            for c in _counted(changes, progress)
         ),
+        tables.get(RatingChange),
     )
     _insert_rows(
         RatedMatch,
@@ -376,8 +423,9 @@ def _write_changes(
                 fingerprint(g),
                 stamps.get(g.key.match_id),
             )
-            for g in games
+            for g in _counted(games, progress)
         ),
+        tables.get(RatedMatch),
     )
 
 
@@ -460,10 +508,13 @@ def _try_lock() -> bool:
     return True
 
 
+_CACHE = (RatingChange, RatedMatch, Rating)  # the tables a full recompute rewrites
+
+
 def _empty(*models) -> None:
-    """Every row of the cache's tables gone, for a full recompute. ``DELETE`` row by row, not
-    ``TRUNCATE``: pages go on reading the committed cache while the recompute runs (a
-    ``TRUNCATE`` would make them wait for its commit)."""
+    """Every row of the cache's tables gone, for a full recompute where tables are not swapped
+    (SQLite). ``DELETE`` row by row, not a table emptied at once: pages go on reading the
+    committed cache while the recompute runs."""
     for model in models:
         model.objects.all().delete()
 
@@ -485,10 +536,6 @@ def _finish(run: RatingRun, games: int, started: float) -> RatingRun:
     return run
 
 
-Progress = Callable[[str, int, int], None]
-"""``progress(step, done, total)``: how far a recompute is, for a command's progress bar."""
-
-
 def _no_progress(step: str, done: int, total: int) -> None:
     pass
 
@@ -504,15 +551,24 @@ def recompute(
 
     ``extra_subjects`` are also reset to their last change before ``start``: the players of
     deleted matches, whose changes the deletion already removed. One transaction: the log read
-    streamed, the games rated in memory, the cache written by ``COPY`` (``_insert_rows``).
-    ``progress`` hears of each step ("reading", "rating", "writing") as it goes.
+    streamed, the games rated in memory, the cache written by ``COPY`` (``_insert_rows``). A
+    full recompute on PostgreSQL writes fresh tables and swaps them in at the end
+    (``ratings.services.shadow``): pages read the old ratings until the commit, and wait only
+    for the swap. ``progress`` hears of each step ("reading", "rating", "writing", then
+    "indexing" and "swapping" or "committing") as it goes; the last ends after the commit.
     """
     started = time.perf_counter()
+    rebuild: shadow.Rebuild | None = None
     with transaction.atomic():
+        shadow.hold_recompute_lock()
         _lock()
         if start is None:
             run = _new_run(RatingRun.Kind.FULL, params, reason)
-            _empty(RatingChange, RatedMatch, Rating)
+            if connection.vendor == "postgresql":
+                rebuild = shadow.Rebuild([m._meta.db_table for m in _CACHE], str(run.pk))
+                rebuild.create()
+            else:
+                _empty(*_CACHE)
             rater = Rater(params)
         else:
             run = _new_run(RatingRun.Kind.REPLAY, params, reason, start)
@@ -528,19 +584,51 @@ def recompute(
             Rating.objects.filter(_subject_filter(affected)).delete()
             _save_ratings(restored, params)
             rater = Rater(params, _load_states())
-        progress("reading", 0, 1)
-        games, stamps = _load_games(start)
-        progress("reading", 1, 1)
+        games, stamps = _load_games(start, progress=progress)
         changes: list[Change] = []
+        progress("rating", 0, len(games))
         for done in range(0, len(games), BATCH):  # the games are in key order already
             changes.extend(rater.replay(games[done : done + BATCH]))
             progress("rating", min(done + BATCH, len(games)), len(games))
-        progress("writing", 0, 1)
-        _write_changes(run, changes, games, stamps)
-        touched = {c.subject for c in changes}
-        _save_ratings({s: rater.states[s] for s in touched}, params)
-        progress("writing", 1, 1)
-    _analyze(RatingChange, RatedMatch, Rating)
+        final = {c.subject: rater.states[c.subject] for c in changes}
+        rows = len(changes) + len(games) + len(final)
+        written = [0]
+
+        def wrote() -> None:
+            written[0] = min(written[0] + BATCH, rows)
+            progress("writing", written[0], rows)
+
+        progress("writing", 0, rows)
+        if rebuild is None:
+            _write_changes(run, changes, games, stamps, progress=wrote)
+            _save_ratings(final, params)
+        else:
+            shadows = {m: rebuild.shadow_of(m._meta.db_table) for m in _CACHE}
+            _write_changes(run, changes, games, stamps, shadows, wrote)
+            _insert_rows(
+                Rating,
+                _RATING_COLUMNS,
+                (_rating_row(s, st, params) for s, st in final.items()),
+                shadows[Rating],
+            )
+        progress("writing", rows, rows)
+        if rebuild is not None:
+            steps, built = rebuild.steps(), [0]
+
+            def indexed() -> None:
+                built[0] += 1
+                progress("indexing", built[0], steps)
+
+            progress("indexing", 0, steps)
+            rebuild.index(indexed)
+            progress("swapping", 0, 1)
+            locked = rebuild.swap()
+            logger.info("ratings: the fresh tables swapped in, pages held %.3fs", locked)
+        else:
+            progress("committing", 0, 1)
+    if rebuild is None:
+        _analyze(*_CACHE)  # a rebuild's tables were analyzed before the swap
+    progress("swapping" if rebuild is not None else "committing", 1, 1)
     logger.info(
         "ratings %s: %d games in %.2fs", run.kind, len(games), time.perf_counter() - started
     )
@@ -673,6 +761,8 @@ def rate_pending(
             return _replay_affected(min(keys), changed, params, started)
         replay = (min(keys), changed)
     run = _replay_outside_lock(*replay, params, started)
+    if run is False:  # a recompute is rewriting the cache: ask again once it is done
+        return False
     if run is not None:
         return run
     # Other writers kept changing what it read: replay under the lock (they wait, as before).
@@ -755,12 +845,15 @@ class _Moved(Exception):
 
 def _replay_outside_lock(
     start: GameKey, changed: set[int], params: Params, started: float
-) -> RatingRun | None:
+) -> RatingRun | Literal[False] | None:
     """The replay of ``_replay_affected`` with the lock held only to finish; ``None`` when other
-    writers moved the log ``REPLAY_TRIES`` times running (the caller replays under the lock)."""
+    writers moved the log ``REPLAY_TRIES`` times running (the caller replays under the lock),
+    ``False`` while a recompute runs (``shadow.try_recompute_lock_shared``)."""
     for attempt in range(REPLAY_TRIES):
         try:
             with transaction.atomic():
+                if not shadow.try_recompute_lock_shared():
+                    return False
                 # Every writer makes its run under the lock: a run not visible now is newer.
                 seen_run = RatingRun.objects.aggregate(m=Max("id"))["m"] or 0
                 tail, stamps = _load_games(start)
