@@ -11,6 +11,7 @@ import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Literal, TypeVar
 
@@ -461,14 +462,37 @@ def _subject_filter(subjects: Iterable[Subject]) -> Q:
     return q
 
 
+def _delete_ratings(subjects: Iterable[Subject]) -> None:
+    """The ``Rating`` rows of ``subjects`` gone: on PostgreSQL one statement joining them as
+    arrays (a filter of one term a fixed pair, thousands of them, took a correction's lock
+    longest); elsewhere by chunks of filters."""
+    listed = list(subjects)
+    if not listed:
+        return
+    if connection.vendor != "postgresql":
+        for chunk in _chunks(listed, 500):
+            Rating.objects.filter(_subject_filter(chunk)).delete()
+        return
+    table = connection.ops.quote_name(Rating._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {table} AS r USING unnest(%s::text[], %s::bigint[], %s::bigint[]) "
+            "AS s(pool, player_id, partner_id) WHERE r.pool = s.pool "
+            "AND r.player_id = s.player_id AND (r.partner_id = s.partner_id "
+            "OR (r.partner_id IS NULL AND s.partner_id IS NULL))",
+            [
+                [str(s.pool) for s in listed],
+                [s.player_id for s in listed],
+                [s.partner_id for s in listed],
+            ],
+        )
+
+
 def _save_ratings(states: dict[Subject, State], params: Params) -> None:
     if not states:
         return
-    subjects = list(states)
-    for i in range(0, len(subjects), 500):
-        chunk = subjects[i : i + 500]
-        if Rating.objects.exists():
-            Rating.objects.filter(_subject_filter(chunk)).delete()
+    if Rating.objects.exists():
+        _delete_ratings(states)
     _insert_rows(Rating, _RATING_COLUMNS, (_rating_row(s, st, params) for s, st in states.items()))
 
 
@@ -813,8 +837,7 @@ def _replay_affected(
     changes = rater.replay(replay)
     _write_changes(run, changes, replay, stamps)
     final = {s: rater.states[s] for s in affected if s in rater.states}
-    for subjects in _chunks(list(affected), 500):
-        Rating.objects.filter(_subject_filter(subjects)).delete()
+    _delete_ratings(affected)
     _insert_rows(Rating, _RATING_COLUMNS, (_rating_row(s, st, params) for s, st in final.items()))
     logger.info(
         "ratings: %d changed results re-rated %d of %d later games in %.2fs",
@@ -892,20 +915,25 @@ def _replay_outside_lock(
                 rater = Rater(params, _restore(affected, upto_run=seen_run))
                 changes = rater.replay(replay)
                 _write_changes(run, changes, replay, stamps)
-                final = {s: rater.states[s] for s in affected if s in rater.states}
+                caught = _CaughtUp(
+                    affected=set(affected),
+                    final={s: rater.states[s] for s in affected if s in rater.states},
+                    last=replay[-1].key if replay else None,
+                )
+                # What was appended during the replay, caught up before the lock.
+                _catch_up(run, seen_run, caught, params)
                 # Django's foreign keys are checked at commit: check the rows written so far
                 # now, before the lock (tens of thousands of rows take seconds to check).
                 with connection.cursor() as cursor:
                     cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
                 waited = time.perf_counter()
                 _lock()
-                final = _catch_up(run, seen_run, replay, affected, final, params)
-                for subjects in _chunks(list(affected | set(final)), 500):
-                    Rating.objects.filter(_subject_filter(subjects)).delete()
+                _catch_up(run, seen_run, caught, params)  # what was appended since
+                _delete_ratings(caught.affected | set(caught.final))
                 _insert_rows(
                     Rating,
                     _RATING_COLUMNS,
-                    (_rating_row(s, st, params) for s, st in final.items()),
+                    (_rating_row(s, st, params) for s, st in caught.final.items()),
                 )
                 _finish(run, len(replay), started)
         except (_Moved, IntegrityError, OperationalError) as exc:
@@ -930,39 +958,60 @@ def _is_deadlock(exc: Exception) -> bool:
     return getattr(exc.__cause__, "sqlstate", None) == "40P01"
 
 
-def _catch_up(
-    run: RatingRun,
-    seen_run: int,
-    replay: list[Game],
-    affected: set[Subject],
-    final: dict[Subject, State],
-    params: Params,
-) -> dict[Subject, State]:
-    """Under the lock: re-rate the results appended since the snapshot that meet an affected
-    player, on top of the replay's states; raise ``_Moved`` for any other change."""
-    newer = RatingRun.objects.filter(id__gt=seen_run).exclude(pk=run.pk)
-    if newer.exclude(kind=RatingRun.Kind.INCREMENTAL).exists():
+@dataclass
+class _CaughtUp:
+    """What a replay outside the lock has caught up of the results appended meanwhile."""
+
+    affected: set[Subject]  # the subjects whose states the replay (and catch-up) rewrote
+    final: dict[Subject, State]  # their states now
+    last: GameKey | None  # the last game rated so far
+    runs: set[int] = field(default_factory=set)  # the incremental runs caught up
+
+
+def _catch_up(run: RatingRun, seen_run: int, caught: _CaughtUp, params: Params) -> None:
+    """Re-rate the results appended since the snapshot (by the incremental runs after
+    ``seen_run`` not caught up yet) that meet an affected player, on top of the replay's
+    states; raise ``_Moved`` for any other change.
+
+    Called once before the lock (most of what was appended during a long replay) and once
+    under it (what was appended since): the writers' lock waits only for the second. The runs
+    of other writers get their ids under the lock, so the runs visible before it are every run
+    up to the newest one seen: a subject newly reached is restored as those runs left it."""
+    newer = dict(
+        RatingRun.objects.filter(id__gt=seen_run)
+        .exclude(pk=run.pk)
+        .exclude(pk__in=caught.runs)
+        .values_list("id", "kind")
+    )
+    if any(kind != RatingRun.Kind.INCREMENTAL for kind in newer.values()):
         raise _Moved
+    if not newer:
+        return
+    caught.runs |= set(newer)
     late_ids = set(
-        RatingChange.objects.filter(run__in=newer).values_list("match_id", flat=True).distinct()
+        RatingChange.objects.filter(run_id__in=list(newer))
+        .values_list("match_id", flat=True)
+        .distinct()
     )
     if not late_ids:
-        return final
+        return
     late, stamps = _load_games(match_ids=late_ids)
-    if replay and late and late[0].key < replay[-1].key:
-        raise _Moved  # appended before a game of the replay: not a tail to catch up
-    extra, reached = affected_games(late, set(), affected)
+    if caught.last is not None and late and late[0].key < caught.last:
+        raise _Moved  # appended before a game rated here: not a tail to catch up
+    extra, reached = affected_games(late, set(), caught.affected)
     if not extra:
-        return final
+        return
     ids = {g.key.match_id for g in extra}
     RatingChange.objects.filter(match_id__in=ids).delete()
     RatedMatch.objects.filter(match_id__in=ids).delete()
-    states = {**_restore(reached - affected), **final}
-    rater = Rater(params, states)
+    restored = _restore(reached - caught.affected, upto_run=max(caught.runs))
+    rater = Rater(params, {**restored, **caught.final})
     changes = rater.replay(extra)
     _write_changes(run, changes, extra, stamps)
+    caught.final.update({s: rater.states[s] for s in reached if s in rater.states})
+    caught.affected |= reached
+    caught.last = max(extra[-1].key, caught.last) if caught.last else extra[-1].key
     logger.info("ratings: %d results appended during the replay re-rated", len(extra))
-    return {**final, **{s: rater.states[s] for s in reached if s in rater.states}}
 
 
 def update_for_match(match_id: int, params: Params = DEFAULT_PARAMS) -> RatingRun | None:
