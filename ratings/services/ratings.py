@@ -646,8 +646,13 @@ def recompute(
             progress("indexing", 0, steps)
             rebuild.index(indexed)
             progress("swapping", 0, 1)
-            locked = rebuild.swap()
-            logger.info("ratings: the fresh tables swapped in, pages held %.3fs", locked)
+            writers, readers = rebuild.swap()
+            logger.info(
+                "ratings: the fresh tables swapped in; writers of matches and players held "
+                "%.3fs, rating pages %.3fs",
+                writers,
+                readers,
+            )
         else:
             progress("committing", 0, 1)
     if rebuild is None:
@@ -860,6 +865,7 @@ def _replay_affected(
 # anything else (another replay, a recompute) means start again.
 
 REPLAY_TRIES = 3
+CATCH_UP_PASSES = 3  # before the lock, at most
 
 
 class _Moved(Exception):
@@ -921,7 +927,9 @@ def _replay_outside_lock(
                     last=replay[-1].key if replay else None,
                 )
                 # What was appended during the replay, caught up before the lock.
-                _catch_up(run, seen_run, caught, params)
+                for _ in range(CATCH_UP_PASSES):
+                    if not _catch_up(run, seen_run, caught, params):
+                        break
                 # Django's foreign keys are checked at commit: check the rows written so far
                 # now, before the lock (tens of thousands of rows take seconds to check).
                 with connection.cursor() as cursor:
@@ -968,13 +976,14 @@ class _CaughtUp:
     runs: set[int] = field(default_factory=set)  # the incremental runs caught up
 
 
-def _catch_up(run: RatingRun, seen_run: int, caught: _CaughtUp, params: Params) -> None:
+def _catch_up(run: RatingRun, seen_run: int, caught: _CaughtUp, params: Params) -> int:
     """Re-rate the results appended since the snapshot (by the incremental runs after
     ``seen_run`` not caught up yet) that meet an affected player, on top of the replay's
     states; raise ``_Moved`` for any other change.
 
-    Called once before the lock (most of what was appended during a long replay) and once
-    under it (what was appended since): the writers' lock waits only for the second. The runs
+    Called before the lock until a pass finds nothing new (most of what was appended during
+    a long replay, then during the catch-up), and once under it (what was appended since): the
+    writers' lock waits only for the last. Returns how many runs it caught up. The runs
     of other writers get their ids under the lock, so the runs visible before it are every run
     up to the newest one seen: a subject newly reached is restored as those runs left it."""
     newer = dict(
@@ -986,7 +995,7 @@ def _catch_up(run: RatingRun, seen_run: int, caught: _CaughtUp, params: Params) 
     if any(kind != RatingRun.Kind.INCREMENTAL for kind in newer.values()):
         raise _Moved
     if not newer:
-        return
+        return 0
     caught.runs |= set(newer)
     late_ids = set(
         RatingChange.objects.filter(run_id__in=list(newer))
@@ -994,13 +1003,13 @@ def _catch_up(run: RatingRun, seen_run: int, caught: _CaughtUp, params: Params) 
         .distinct()
     )
     if not late_ids:
-        return
+        return len(newer)
     late, stamps = _load_games(match_ids=late_ids)
     if caught.last is not None and late and late[0].key < caught.last:
         raise _Moved  # appended before a game rated here: not a tail to catch up
     extra, reached = affected_games(late, set(), caught.affected)
     if not extra:
-        return
+        return len(newer)
     ids = {g.key.match_id for g in extra}
     RatingChange.objects.filter(match_id__in=ids).delete()
     RatedMatch.objects.filter(match_id__in=ids).delete()
@@ -1012,6 +1021,7 @@ def _catch_up(run: RatingRun, seen_run: int, caught: _CaughtUp, params: Params) 
     caught.affected |= reached
     caught.last = max(extra[-1].key, caught.last) if caught.last else extra[-1].key
     logger.info("ratings: %d results appended during the replay re-rated", len(extra))
+    return len(newer)
 
 
 def update_for_match(match_id: int, params: Params = DEFAULT_PARAMS) -> RatingRun | None:

@@ -183,14 +183,16 @@ class Rebuild:
             f"CREATE {match[1] or ''}INDEX {_qn(temporary)} ON {t.qualified(t.shadow)} {match[2]}"
         )
 
-    def swap(self) -> float:
+    def swap(self) -> tuple[float, float]:
         """Constrain the shadows, then put them in the live tables' place. Returns how long
-        the live tables were locked before this returned (the commit follows at once)."""
+        the writers of the tables the foreign keys point to, and the live tables' readers, were
+        held before this returned (the commit follows at once)."""
         with connection.cursor() as cursor:
             # Writers of the referenced tables wait from here to the commit; readers do not.
             referenced = sorted(set().union(*(t.referenced for t in self.tables)) - set(self.names))
             if referenced:
                 _lock(cursor, referenced, "SHARE ROW EXCLUSIVE")
+            constrained = time.perf_counter()
             for t in self.tables:
                 for name, definition in t.foreign_keys:
                     cursor.execute(
@@ -225,7 +227,7 @@ class Rebuild:
                     cursor.execute(f"ALTER SEQUENCE {fresh} RENAME TO {_qn(name)}")
         old = [t.old for t in self.tables]
         transaction.on_commit(lambda: drop_old(old))
-        return time.perf_counter() - locked
+        return time.perf_counter() - constrained, time.perf_counter() - locked
 
 
 def _lock(cursor, tables: list[str], mode: str, *, wait_last: bool = True) -> None:
