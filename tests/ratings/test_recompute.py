@@ -124,6 +124,11 @@ def test_readers_see_the_old_ratings_or_the_new_ones_never_an_empty_cache(league
         recomputing.join(20)
         assert not recomputing.is_alive()
         assert _ratings(reader.cursor()) == new
+        polled = len(seen)
+        for _ in range(200):  # the poller reads at least twice more, after the commit
+            if len(seen) > polled + 1:
+                break
+            done.wait(0.05)
     finally:
         resume.set()
         done.set()
