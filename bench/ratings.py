@@ -221,6 +221,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=6)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--reuse", action="store_true", help="keep the generated matches")
+    parser.add_argument(
+        "--no-calibration", action="store_true", help="the recompute and openskill only"
+    )
     args = parser.parse_args()
 
     name = connection.settings_dict["NAME"]
@@ -264,7 +267,7 @@ def main() -> None:
         pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(25)
         print(out.getvalue())
 
-    for name, cal in calibration().items():
+    for name, cal in ({} if args.no_calibration else calibration()).items():
         print(f"calibration of {name} over {cal.games} games:")
         print("  predicted  observed  games")
         for p, o, c in cal.bins:

@@ -11,6 +11,7 @@ import logging
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Literal, TypeVar
 
@@ -33,6 +34,7 @@ from ratings.algorithms.rating import (
     subjects_of,
 )
 from ratings.models import RatedMatch, Rating, RatingChange, RatingLock, RatingRun
+from ratings.services import shadow
 from tournaments.models import LineMember, Match, MatchResult, Outcome
 
 logger = logging.getLogger(__name__)
@@ -40,6 +42,9 @@ T = TypeVar("T")
 
 UNRATED_OUTCOMES = (Outcome.FORFEIT, Outcome.BYE)
 BATCH = 5000
+
+Progress = Callable[[str, int, int], None]
+"""``progress(step, done, total)``: how far a recompute is, for a command's progress bar."""
 
 
 # --- reading the match log -------------------------------------------------------------------
@@ -181,15 +186,27 @@ def load_games(start: GameKey | None = None, match_ids: Iterable[int] | None = N
 
 
 def _load_games(
-    start: GameKey | None = None, match_ids: Iterable[int] | None = None
+    start: GameKey | None = None,
+    match_ids: Iterable[int] | None = None,
+    progress: Progress | None = None,
 ) -> tuple[list[Game], dict[int, datetime]]:
     """The games, and each match's ``updated_at`` read in the same query as its key: a change
-    committed after this read carries a newer stamp, so it is seen as pending again later."""
+    committed after this read carries a newer stamp, so it is seen as pending again later.
+
+    ``progress`` hears of the rows read ("reading": matches, then their results), out of the
+    rows counted first."""
     qs = _rateable(Match.objects.all())
     if start is not None:
         qs = qs.filter(_key_filter(start))
     if match_ids is not None:
         qs = qs.filter(id__in=list(match_ids))
+    res_qs = MatchResult.objects.values_list("match_id", "line_id", "points", "drawn")
+    total = done = 0
+    if progress is not None:
+        # the results of a full read are every result; of a partial one, about two a match
+        total = qs.count()
+        total += res_qs.count() if start is None and match_ids is None else 2 * total
+        progress("reading", 0, total)
     rows = []
     stamps: dict[int, datetime] = {}
     # streamed (a server-side cursor on PostgreSQL, inside the caller's transaction): a full
@@ -197,18 +214,25 @@ def _load_games(
     for row in qs.values_list(*_KEY_FIELDS, "updated_at").iterator(chunk_size=BATCH):
         rows.append(row[:-1])
         stamps[row[0]] = row[-1]
+        done += 1
+        if progress is not None and not done % BATCH:
+            progress("reading", done, total)
     if not rows:
+        if progress is not None:
+            progress("reading", total, total)
         return [], stamps
     ids = [r[0] for r in rows]
     results: dict[int, dict[int, tuple[int, bool]]] = defaultdict(dict)
     line_ids: set[int] = set()
     for r in rows:
         line_ids.update((r[5], r[6]))
-    res_qs = MatchResult.objects.values_list("match_id", "line_id", "points", "drawn")
     if start is not None or match_ids is not None:
         res_qs = res_qs.filter(match_id__in=ids) if len(ids) < 20000 else res_qs
     for match_id, line_id, points, drawn in res_qs.iterator(chunk_size=BATCH):
         results[match_id][line_id] = (points, drawn)
+        done += 1
+        if progress is not None and not done % BATCH:
+            progress("reading", min(done, total), total)
     members: dict[int, list[tuple[int, int]]] = defaultdict(list)
     mem_qs = LineMember.objects.values_list("line_id", "position", "player_id")
     if len(line_ids) < 20000:
@@ -236,6 +260,8 @@ def _load_games(
             continue
         games.append(Game(GameKey(start_date, tid, stage, rnd, mid), hp, ap, result))
     games.sort(key=lambda g: g.key)
+    if progress is not None:
+        progress("reading", total, total)
     return games, stamps
 
 
@@ -331,14 +357,16 @@ def _adapt(value):
     return value
 
 
-def _insert_rows(model, columns: tuple[str, ...], rows: Iterable[tuple]) -> None:
+def _insert_rows(
+    model, columns: tuple[str, ...], rows: Iterable[tuple], table: str | None = None
+) -> None:
     """Append plain rows in order: COPY on PostgreSQL, executemany elsewhere.
 
     Skipping model instances is what keeps a 100,000-match replay within seconds (the profile
     showed ``bulk_create`` spending most of its time building and preparing instances). Floats
     travel as their shortest exact text, so they read back bit-identical.
     """
-    table = connection.ops.quote_name(model._meta.db_table)
+    table = connection.ops.quote_name(table or model._meta.db_table)
     cols = ", ".join(connection.ops.quote_name(c) for c in columns)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -356,9 +384,28 @@ def _insert_rows(model, columns: tuple[str, ...], rows: Iterable[tuple]) -> None
             cursor.executemany(sql, rows[i : i + BATCH])
 
 
+def _counted(rows: Iterable[T], progress: Callable[[], None] | None) -> Iterator[T]:
+    """``rows``, calling ``progress`` after every ``BATCH`` of them."""
+    if progress is None:
+        yield from rows
+        return
+    for i, row in enumerate(rows, 1):
+        yield row
+        if not i % BATCH:
+            progress()
+
+
 def _write_changes(
-    run: RatingRun, changes: list[Change], games: list[Game], stamps: dict[int, datetime]
+    run: RatingRun,
+    changes: list[Change],
+    games: list[Game],
+    stamps: dict[int, datetime],
+    tables: dict | None = None,
+    progress: Callable[[], None] | None = None,
 ) -> None:
+    """The changes and the games' ``RatedMatch`` rows; ``tables`` names other tables to write
+    them to (a rebuild's shadows), by model."""
+    tables = tables or {}
     _insert_rows(
         RatingChange,
         _CHANGE_COLUMNS,
@@ -383,8 +430,9 @@ def _write_changes(
                 c.after.draws,
                 c.after.losses,
             )
-            for c in changes
+            for c in _counted(changes, progress)
         ),
+        tables.get(RatingChange),
     )
     _insert_rows(
         RatedMatch,
@@ -399,8 +447,9 @@ def _write_changes(
                 fingerprint(g),
                 stamps.get(g.key.match_id),
             )
-            for g in games
+            for g in _counted(games, progress)
         ),
+        tables.get(RatedMatch),
     )
 
 
@@ -436,14 +485,37 @@ def _subject_filter(subjects: Iterable[Subject]) -> Q:
     return q
 
 
+def _delete_ratings(subjects: Iterable[Subject]) -> None:
+    """The ``Rating`` rows of ``subjects`` gone: on PostgreSQL one statement joining them as
+    arrays (a filter of one term a fixed pair, thousands of them, took a correction's lock
+    longest); elsewhere by chunks of filters."""
+    listed = list(subjects)
+    if not listed:
+        return
+    if connection.vendor != "postgresql":
+        for chunk in _chunks(listed, 500):
+            Rating.objects.filter(_subject_filter(chunk)).delete()
+        return
+    table = connection.ops.quote_name(Rating._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {table} AS r USING unnest(%s::text[], %s::bigint[], %s::bigint[]) "
+            "AS s(pool, player_id, partner_id) WHERE r.pool = s.pool "
+            "AND r.player_id = s.player_id AND (r.partner_id = s.partner_id "
+            "OR (r.partner_id IS NULL AND s.partner_id IS NULL))",
+            [
+                [str(s.pool) for s in listed],
+                [s.player_id for s in listed],
+                [s.partner_id for s in listed],
+            ],
+        )
+
+
 def _save_ratings(states: dict[Subject, State], params: Params) -> None:
     if not states:
         return
-    subjects = list(states)
-    for i in range(0, len(subjects), 500):
-        chunk = subjects[i : i + 500]
-        if Rating.objects.exists():
-            Rating.objects.filter(_subject_filter(chunk)).delete()
+    if Rating.objects.exists():
+        _delete_ratings(states)
     _insert_rows(Rating, _RATING_COLUMNS, (_rating_row(s, st, params) for s, st in states.items()))
 
 
@@ -483,10 +555,13 @@ def _try_lock() -> bool:
     return True
 
 
+_CACHE = (RatingChange, RatedMatch, Rating)  # the tables a full recompute rewrites
+
+
 def _empty(*models) -> None:
-    """Every row of the cache's tables gone, for a full recompute. ``DELETE`` row by row, not
-    ``TRUNCATE``: pages go on reading the committed cache while the recompute runs (a
-    ``TRUNCATE`` would make them wait for its commit)."""
+    """Every row of the cache's tables gone, for a full recompute where tables are not swapped
+    (SQLite). ``DELETE`` row by row, not a table emptied at once: pages go on reading the
+    committed cache while the recompute runs."""
     for model in models:
         model.objects.all().delete()
 
@@ -508,10 +583,6 @@ def _finish(run: RatingRun, games: int, started: float) -> RatingRun:
     return run
 
 
-Progress = Callable[[str, int, int], None]
-"""``progress(step, done, total)``: how far a recompute is, for a command's progress bar."""
-
-
 def _no_progress(step: str, done: int, total: int) -> None:
     pass
 
@@ -527,15 +598,24 @@ def recompute(
 
     ``extra_subjects`` are also reset to their last change before ``start``: the players of
     deleted matches, whose changes the deletion already removed. One transaction: the log read
-    streamed, the games rated in memory, the cache written by ``COPY`` (``_insert_rows``).
-    ``progress`` hears of each step ("reading", "rating", "writing") as it goes.
+    streamed, the games rated in memory, the cache written by ``COPY`` (``_insert_rows``). A
+    full recompute on PostgreSQL writes fresh tables and swaps them in at the end
+    (``ratings.services.shadow``): pages read the old ratings until the commit, and wait only
+    for the swap. ``progress`` hears of each step ("reading", "rating", "writing", then
+    "indexing" and "swapping" or "committing") as it goes; the last ends after the commit.
     """
     started = time.perf_counter()
+    rebuild: shadow.Rebuild | None = None
     with transaction.atomic():
+        shadow.hold_recompute_lock()
         _lock()
         if start is None:
             run = _new_run(RatingRun.Kind.FULL, params, reason)
-            _empty(RatingChange, RatedMatch, Rating)
+            if connection.vendor == "postgresql":
+                rebuild = shadow.Rebuild([m._meta.db_table for m in _CACHE], str(run.pk))
+                rebuild.create()
+            else:
+                _empty(*_CACHE)
             rater = Rater(params)
         else:
             run = _new_run(RatingRun.Kind.REPLAY, params, reason, start)
@@ -551,19 +631,56 @@ def recompute(
             Rating.objects.filter(_subject_filter(affected)).delete()
             _save_ratings(restored, params)
             rater = Rater(params, _load_states())
-        progress("reading", 0, 1)
-        games, stamps = _load_games(start)
-        progress("reading", 1, 1)
+        games, stamps = _load_games(start, progress=progress)
         changes: list[Change] = []
+        progress("rating", 0, len(games))
         for done in range(0, len(games), BATCH):  # the games are in key order already
             changes.extend(rater.replay(games[done : done + BATCH]))
             progress("rating", min(done + BATCH, len(games)), len(games))
-        progress("writing", 0, 1)
-        _write_changes(run, changes, games, stamps)
-        touched = {c.subject for c in changes}
-        _save_ratings({s: rater.states[s] for s in touched}, params)
-        progress("writing", 1, 1)
-    _analyze(RatingChange, RatedMatch, Rating)
+        final = {c.subject: rater.states[c.subject] for c in changes}
+        rows = len(changes) + len(games) + len(final)
+        written = [0]
+
+        def wrote() -> None:
+            written[0] = min(written[0] + BATCH, rows)
+            progress("writing", written[0], rows)
+
+        progress("writing", 0, rows)
+        if rebuild is None:
+            _write_changes(run, changes, games, stamps, progress=wrote)
+            _save_ratings(final, params)
+        else:
+            shadows = {m: rebuild.shadow_of(m._meta.db_table) for m in _CACHE}
+            _write_changes(run, changes, games, stamps, shadows, wrote)
+            _insert_rows(
+                Rating,
+                _RATING_COLUMNS,
+                (_rating_row(s, st, params) for s, st in final.items()),
+                shadows[Rating],
+            )
+        progress("writing", rows, rows)
+        if rebuild is not None:
+            steps, built = rebuild.steps(), [0]
+
+            def indexed() -> None:
+                built[0] += 1
+                progress("indexing", built[0], steps)
+
+            progress("indexing", 0, steps)
+            rebuild.index(indexed)
+            progress("swapping", 0, 1)
+            writers, readers = rebuild.swap()
+            logger.info(
+                "ratings: the fresh tables swapped in; writers of matches and players held "
+                "%.3fs, rating pages %.3fs",
+                writers,
+                readers,
+            )
+        else:
+            progress("committing", 0, 1)
+    if rebuild is None:
+        _analyze(*_CACHE)  # a rebuild's tables were analyzed before the swap
+    progress("swapping" if rebuild is not None else "committing", 1, 1)
     logger.info(
         "ratings %s: %d games in %.2fs", run.kind, len(games), time.perf_counter() - started
     )
@@ -716,6 +833,8 @@ def rate_pending(
             return _replay_affected(min(keys), changed, params, started)
         replay = (min(keys), changed)
     run = _replay_outside_lock(*replay, params, started)
+    if run is False:  # a recompute is rewriting the cache: ask again once it is done
+        return False
     if run is not None:
         return run
     # Other writers kept changing what it read: replay under the lock (they wait, as before).
@@ -766,8 +885,7 @@ def _replay_affected(
     changes = rater.replay(replay)
     _write_changes(run, changes, replay, stamps)
     final = {s: rater.states[s] for s in affected if s in rater.states}
-    for subjects in _chunks(list(affected), 500):
-        Rating.objects.filter(_subject_filter(subjects)).delete()
+    _delete_ratings(affected)
     _insert_rows(Rating, _RATING_COLUMNS, (_rating_row(s, st, params) for s, st in final.items()))
     logger.info(
         "ratings: %d changed results re-rated %d of %d later games in %.2fs",
@@ -790,6 +908,7 @@ def _replay_affected(
 # anything else (another replay, a recompute) means start again.
 
 REPLAY_TRIES = 3
+CATCH_UP_PASSES = 3  # before the lock, at most
 
 
 class _Moved(Exception):
@@ -798,12 +917,15 @@ class _Moved(Exception):
 
 def _replay_outside_lock(
     start: GameKey, changed: set[int], params: Params, started: float
-) -> RatingRun | None:
+) -> RatingRun | Literal[False] | None:
     """The replay of ``_replay_affected`` with the lock held only to finish; ``None`` when other
-    writers moved the log ``REPLAY_TRIES`` times running (the caller replays under the lock)."""
+    writers moved the log ``REPLAY_TRIES`` times running (the caller replays under the lock),
+    ``False`` while a recompute runs (``shadow.try_recompute_lock_shared``)."""
     for attempt in range(REPLAY_TRIES):
         try:
             with transaction.atomic():
+                if not shadow.try_recompute_lock_shared():
+                    return False
                 # Every writer makes its run under the lock: a run not visible now is newer.
                 seen_run = RatingRun.objects.aggregate(m=Max("id"))["m"] or 0
                 tail, stamps = _load_games(start)
@@ -842,20 +964,27 @@ def _replay_outside_lock(
                 rater = Rater(params, _restore(affected, upto_run=seen_run))
                 changes = rater.replay(replay)
                 _write_changes(run, changes, replay, stamps)
-                final = {s: rater.states[s] for s in affected if s in rater.states}
+                caught = _CaughtUp(
+                    affected=set(affected),
+                    final={s: rater.states[s] for s in affected if s in rater.states},
+                    last=replay[-1].key if replay else None,
+                )
+                # What was appended during the replay, caught up before the lock.
+                for _ in range(CATCH_UP_PASSES):
+                    if not _catch_up(run, seen_run, caught, params):
+                        break
                 # Django's foreign keys are checked at commit: check the rows written so far
                 # now, before the lock (tens of thousands of rows take seconds to check).
                 with connection.cursor() as cursor:
                     cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
                 waited = time.perf_counter()
                 _lock()
-                final = _catch_up(run, seen_run, replay, affected, final, params)
-                for subjects in _chunks(list(affected | set(final)), 500):
-                    Rating.objects.filter(_subject_filter(subjects)).delete()
+                _catch_up(run, seen_run, caught, params)  # what was appended since
+                _delete_ratings(caught.affected | set(caught.final))
                 _insert_rows(
                     Rating,
                     _RATING_COLUMNS,
-                    (_rating_row(s, st, params) for s, st in final.items()),
+                    (_rating_row(s, st, params) for s, st in caught.final.items()),
                 )
                 _finish(run, len(replay), started)
         except (_Moved, IntegrityError, OperationalError) as exc:
@@ -880,39 +1009,62 @@ def _is_deadlock(exc: Exception) -> bool:
     return getattr(exc.__cause__, "sqlstate", None) == "40P01"
 
 
-def _catch_up(
-    run: RatingRun,
-    seen_run: int,
-    replay: list[Game],
-    affected: set[Subject],
-    final: dict[Subject, State],
-    params: Params,
-) -> dict[Subject, State]:
-    """Under the lock: re-rate the results appended since the snapshot that meet an affected
-    player, on top of the replay's states; raise ``_Moved`` for any other change."""
-    newer = RatingRun.objects.filter(id__gt=seen_run).exclude(pk=run.pk)
-    if newer.exclude(kind=RatingRun.Kind.INCREMENTAL).exists():
+@dataclass
+class _CaughtUp:
+    """What a replay outside the lock has caught up of the results appended meanwhile."""
+
+    affected: set[Subject]  # the subjects whose states the replay (and catch-up) rewrote
+    final: dict[Subject, State]  # their states now
+    last: GameKey | None  # the last game rated so far
+    runs: set[int] = field(default_factory=set)  # the incremental runs caught up
+
+
+def _catch_up(run: RatingRun, seen_run: int, caught: _CaughtUp, params: Params) -> int:
+    """Re-rate the results appended since the snapshot (by the incremental runs after
+    ``seen_run`` not caught up yet) that meet an affected player, on top of the replay's
+    states; raise ``_Moved`` for any other change.
+
+    Called before the lock until a pass finds nothing new (most of what was appended during
+    a long replay, then during the catch-up), and once under it (what was appended since): the
+    writers' lock waits only for the last. Returns how many runs it caught up. The runs
+    of other writers get their ids under the lock, so the runs visible before it are every run
+    up to the newest one seen: a subject newly reached is restored as those runs left it."""
+    newer = dict(
+        RatingRun.objects.filter(id__gt=seen_run)
+        .exclude(pk=run.pk)
+        .exclude(pk__in=caught.runs)
+        .values_list("id", "kind")
+    )
+    if any(kind != RatingRun.Kind.INCREMENTAL for kind in newer.values()):
         raise _Moved
+    if not newer:
+        return 0
+    caught.runs |= set(newer)
     late_ids = set(
-        RatingChange.objects.filter(run__in=newer).values_list("match_id", flat=True).distinct()
+        RatingChange.objects.filter(run_id__in=list(newer))
+        .values_list("match_id", flat=True)
+        .distinct()
     )
     if not late_ids:
-        return final
+        return len(newer)
     late, stamps = _load_games(match_ids=late_ids)
-    if replay and late and late[0].key < replay[-1].key:
-        raise _Moved  # appended before a game of the replay: not a tail to catch up
-    extra, reached = affected_games(late, set(), affected)
+    if caught.last is not None and late and late[0].key < caught.last:
+        raise _Moved  # appended before a game rated here: not a tail to catch up
+    extra, reached = affected_games(late, set(), caught.affected)
     if not extra:
-        return final
+        return len(newer)
     ids = {g.key.match_id for g in extra}
     RatingChange.objects.filter(match_id__in=ids).delete()
     RatedMatch.objects.filter(match_id__in=ids).delete()
-    states = {**_restore(reached - affected), **final}
-    rater = Rater(params, states)
+    restored = _restore(reached - caught.affected, upto_run=max(caught.runs))
+    rater = Rater(params, {**restored, **caught.final})
     changes = rater.replay(extra)
     _write_changes(run, changes, extra, stamps)
+    caught.final.update({s: rater.states[s] for s in reached if s in rater.states})
+    caught.affected |= reached
+    caught.last = max(extra[-1].key, caught.last) if caught.last else extra[-1].key
     logger.info("ratings: %d results appended during the replay re-rated", len(extra))
-    return {**final, **{s: rater.states[s] for s in reached if s in rater.states}}
+    return len(newer)
 
 
 def update_for_match(match_id: int, params: Params = DEFAULT_PARAMS) -> RatingRun | None:

@@ -157,7 +157,8 @@ def test_a_correction_replays_outside_the_lock_and_catches_up_what_was_appended_
 ):
     """A first-day correction computes its replay without the writers' lock: another writer
     appends a result of an affected player meanwhile (and is not kept waiting); the correction
-    re-rates it on top of its new numbers, which end as the full replay's."""
+    re-rates it on top of its new numbers, before it asks for the lock, and they end as the
+    full replay's."""
     import threading
 
     from ratings.models import RatingRun
@@ -185,7 +186,17 @@ def test_a_correction_replays_outside_the_lock_and_catches_up_what_was_appended_
         return restore(subjects, **kwargs)
 
     monkeypatch.setattr(service, "_restore", restore_while_another_writer_appends)
+    lock, at_lock = service._lock, []
+
+    def lock_and_look():
+        # which runs hold the appended result's changes when the correction asks for the lock
+        at_lock.append(set(RatingChange.objects.filter(match=appended).values_list("run__kind")))
+        lock()
+
+    monkeypatch.setattr(service, "_lock", lock_and_look)
     run = rate_pending(match_ids=[league["matches"][0].id])
+    # caught up before the lock: the writers wait only for what is appended after
+    assert at_lock[-1] == {(RatingRun.Kind.REPLAY,)}
     assert took and took[0].kind == RatingRun.Kind.INCREMENTAL  # it did not wait for the lock
     assert run.kind == RatingRun.Kind.REPLAY
     assert RatingChange.objects.get(match=league["matches"][0], player=players[1]).result == "win"

@@ -37,8 +37,11 @@ class Command(BaseCommand):
 
 
 class Steps:
-    """A progress bar for each step of a recompute (reading, rating, writing), on stderr so
-    that the command's report on stdout stays one line."""
+    """A progress bar for each step of a recompute, on stderr so that the command's report on
+    stdout stays one line: rows read, games rated, rows written, then (PostgreSQL) the fresh
+    tables' indexes built and the swap, or the commit; the last bar ends after the commit."""
+
+    UNITS = {"reading": "row", "rating": "game", "writing": "row"}
 
     def __init__(self, stream, *, disable: bool = False):
         self.stream = stream
@@ -50,7 +53,7 @@ class Steps:
         if step != self.step:
             self.close()
             self.step = step
-            unit = "game" if step == "rating" else "step"
+            unit = self.UNITS.get(step, "step")
             self.bar = tqdm(
                 total=total, desc=step, unit=unit, file=self.stream, disable=self.disable
             )
