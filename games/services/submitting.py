@@ -26,7 +26,7 @@ from games.exceptions import (
 )
 from games.models import Submission, content_hash
 from games.services.documents import check_storable_text, record_body
-from games.services.enqueueing import eager, enqueue_verifications
+from games.services.enqueueing import eager, enqueue_verifications, wakes_available
 from games.services.fitting import check_record_fits, seat_idents, seat_lines
 from games.services.verifying import run_verification
 from tournaments.models import Match
@@ -305,6 +305,9 @@ def _store(
         held.same[item.digest] = -1 - len(new)  # the same record twice in one batch
         new.append((item.index, submission))
     unsaved = [submission for _index, submission in new]
+    if len(unsaved) == 1 and not verify_now and wakes_available():
+        # stamped by the wake-up it sends, if it sends one (``wake_workers``)
+        unsaved[0].enqueued_at = None
     # One row: one INSERT ... RETURNING (a sequence query and a COPY are two round trips).
     created = (
         rows.create_many(unsaved) if len(unsaved) > 1 else Submission.objects.bulk_create(unsaved)
