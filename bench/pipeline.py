@@ -15,10 +15,11 @@ ends with the median and range of each goal's figure: on a shared machine one ru
 It creates a throwaway ``test_<name>`` database, a tournament whose group has enough lines for
 ``--records`` matches and legal records (2-player scopa to 11). Burst (no ``--rate``): every
 record is submitted through ``games.services.submit_record`` (the API's code path without HTTP)
-before any worker consumes, so submission is timed on its own; then ``--workers`` worker
-processes (``celery worker -c 1`` each), started beforehand on a queue nobody sends to, are told
-to consume the records' queue (``add_consumer``) and drain it, timed from then to the last
-verification.
+before any worker consumes, so submission is timed on its own (a record sends a wake-up only
+when none is out, ``games.services.wake_workers``: a handful of messages for the thousand);
+then ``--workers`` worker processes (``celery worker -c 1`` each), started beforehand on a
+queue nobody sends to, are told to consume the records' queue (``add_consumer``) and drain it,
+timed from then to the last verification.
 With ``--batch N`` the records are submitted N at a time through ``submit_records`` (what
 ``POST /api/v1/records/`` calls), one verification message per batch. Paced: workers run first
 and records arrive at ``--rate`` per second, each posted at its time by one of ``--submitters``
@@ -166,8 +167,8 @@ def queries_per_record(tournament, organizer, n=40):
     from ratings.services.ratings import rate_pending
 
     with CaptureQueriesContext(connection) as verify:
-        if services.batching_available():  # one task's batch, as a worker runs it
-            services.verify_waiting(subs[0].pk, bound=n)
+        if services.batching_available():  # one wake-up's work, as a worker runs it
+            services.verify_all_waiting(bound=n + 1, budget_s=60)
         else:
             for sub in subs:
                 services.run_verification(sub.pk)

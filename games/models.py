@@ -152,7 +152,10 @@ class Submission(models.Model):
         _("last enqueued at"),
         null=True,
         blank=True,
-        help_text=_("Empty when enqueueing failed; the sweep picks it up."),
+        help_text=_(
+            "Empty when no message of its own went out (one already out covers it, or the "
+            "broker refused it); the sweep sends what stays pending."
+        ),
     )
     verified_at = models.DateTimeField(_("verified at"), null=True, blank=True)
     has_mismatches = models.BooleanField(
@@ -223,3 +226,24 @@ class Submission(models.Model):
     @property
     def errors(self):
         return (self.verdict or {}).get("errors") or []
+
+
+class VerificationWake(models.Model):
+    """Whether a message asking the workers to verify the records waiting is out (one row).
+
+    A record submitted alone sends that message only when none is out already
+    (``services.wake_workers``); the worker that takes it clears ``requested_at`` before it
+    claims anything, then verifies the waiting records batch after batch until none is left
+    (``services.verify_all_waiting``). A record stored before the mark was cleared is seen by
+    that worker; one stored after it sends a message of its own. A mark older than
+    ``services.WAKE_STALE_S`` counts as lost with its message, and the beat sweep sends what
+    stays pending (``games.tasks.sweep_pending``)."""
+
+    requested_at = models.DateTimeField(_("requested at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("verification wake-up")
+        verbose_name_plural = _("verification wake-ups")
+
+    def __str__(self):
+        return f"wake requested at {self.requested_at}" if self.requested_at else "no wake out"

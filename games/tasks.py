@@ -1,5 +1,7 @@
-"""Celery tasks: verify a submission, or the records submitted together (each with the records
-waiting beside it, in one batch: ``services.verify_waiting``); sweep up submissions left pending.
+"""Celery tasks: verify the records waiting when a record submitted alone wakes the workers
+(``services.verify_all_waiting``); verify a submission, or the records submitted together (each
+with the records waiting beside it, in one batch: ``services.verify_waiting``); sweep up
+submissions left pending.
 
 Delivery is at-least-once (``acks_late`` and ``reject_on_worker_lost`` in the settings and
 here): a task can run twice, so ``services.run_verification`` does nothing for a submission
@@ -95,6 +97,26 @@ def verify_submissions(self, submission_ids: list[int]) -> dict[int, str]:
     if later:
         _look_again(verify_submissions, later)
     return states
+
+
+@shared_task(name=services.VERIFY_WAITING, **_VERIFY_OPTIONS)
+def verify_waiting_records(self) -> int:
+    """A wake-up (``services.wake_workers``, sent by a record submitted alone when none is
+    out): verify the records waiting, batch after batch, until none is left
+    (``services.verify_all_waiting``); how many it took. Database trouble retries the whole
+    wake-up, the batch under way given back its first try."""
+    try:
+        return services.verify_all_waiting(
+            budget_s=BATCHES_BUDGET_S, too_slow=SoftTimeLimitExceeded
+        )
+    except TRANSIENT_ERRORS as exc:
+        if self.request.retries >= self.max_retries:
+            # what is still pending waits for the next wake-up, or the sweep
+            logger.error("verifying the waiting records: giving up after %s retries", exc)
+            return 0
+        countdown = min(2**self.request.retries, 60)
+        logger.warning("verifying the waiting records: %s; retrying in %ss", exc, countdown)
+        raise self.retry(exc=exc, countdown=countdown) from exc
 
 
 def _look_again(task, argument) -> None:

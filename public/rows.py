@@ -15,13 +15,17 @@ from django.template.loader import get_template
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
+from live import patches
 from tournaments import selectors as sel
-from tournaments.models import Stage
+from tournaments.models import Stage, Tournament
 from tournaments.templatetags.entries import withdrawn_ids
 
 logger = logging.getLogger(__name__)
 
 ROW_SCHEMA = 1  # bump when _match_row.html changes, so a shared cache drops old rows
+# No row is shorter than this (its cells' markup alone; a test holds it): a push of more results
+# than its budget holds at this size carries no rows, which is known before reading them.
+ROW_MIN_BYTES = 256
 ROW_TTL = 3600  # seconds; a row's key changes with its content, so this only bounds memory
 
 
@@ -93,7 +97,10 @@ def rows_for_push(match_ids) -> list[dict[str, str]] | None:
     carries (registered with ``live.patches`` in ``PublicConfig.ready``). None when one is a
     table of a duplicate stage still running: its result may be secret (shown as not played)
     and may open boards, which changes the rows of other tables; the pages fetch themselves,
-    and a fetched page shows what the public may read (``access.withheld_results``)."""
+    and a fetched page shows what the public may read (``access.withheld_results``). None as
+    well when the rows would not fit a push (``live.patches.ROW_BYTES_BUDGET``)."""
+    if len(set(match_ids)) * ROW_MIN_BYTES > patches.ROW_BYTES_BUDGET:
+        return None  # too many to fit a push, whatever they show: not even read
     rows = []
     matches = sel.matches_shown(match_ids)
     if any(
@@ -101,8 +108,22 @@ def rows_for_push(match_ids) -> list[dict[str, str]] | None:
         for m in matches
     ):
         return None
-    for match in matches:
-        tournament = match.round.stage.tournament
+    # one object a tournament, so that its withdrawn lines are read once, not once a row
+    tournaments: dict[int, Tournament] = {}
+    size, smallest = 0, None
+    for done, match in enumerate(matches, start=1):
+        tournament = tournaments.setdefault(
+            match.round.stage.tournament_id, match.round.stage.tournament
+        )
         (html,) = match_rows(tournament, [match], shows_group(match.round.stage))
         rows.append({"id": f"m-{match.pk}", "html": str(html)})
+        length = len(rows[-1]["html"].encode())
+        size += length
+        smallest = length if smallest is None else min(smallest, length)
+        if size + smallest * (len(matches) - done) > patches.ROW_BYTES_BUDGET:
+            # A push carries no rows past its budget (``live.patches``: the pages fetch
+            # themselves). The rows of one page differ only by names and figures: once those
+            # rendered, and as many again as are left at the smallest of them, pass it, the
+            # rest of a batch's results would be rendered for nothing.
+            return None
     return rows

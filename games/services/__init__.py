@@ -19,6 +19,7 @@ from games.services.batches import (
     GROUP_WAIT_S,
     batching_available,
     record_text,
+    verify_all_waiting,
     verify_waiting,
 )
 from games.services.documents import (
@@ -38,11 +39,16 @@ from games.services.enqueueing import (
     PUBLISH_RETRY,
     VERIFY_MANY,
     VERIFY_ONE,
+    VERIFY_WAITING,
+    WAKE_STALE_S,
     eager,
     enqueue_verification,
     enqueue_verifications,
     pending_among,
     stale_pending,
+    take_wake,
+    wake_workers,
+    wakes_available,
 )
 from games.services.fitting import (
     check_record_fits,
@@ -97,6 +103,8 @@ __all__ = [
     "VERIFY_MANY",
     "VERIFY_ONE",
     "VERIFY_SOFT_LIMIT_S",
+    "VERIFY_WAITING",
+    "WAKE_STALE_S",
     "OctetLength",
     "StoredRecords",
     "SubmitResult",
@@ -128,6 +136,10 @@ __all__ = [
     "stored_records",
     "submit_record",
     "submit_records",
+    "take_wake",
     "uncount_attempt",
+    "verify_all_waiting",
     "verify_waiting",
+    "wake_workers",
+    "wakes_available",
 ]

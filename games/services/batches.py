@@ -13,10 +13,11 @@ from django.utils import timezone
 
 from games.models import Submission
 from games.services import verifying
-from games.services.enqueueing import BATCH_SIZE
+from games.services.enqueueing import BATCH_SIZE, take_wake, wake_workers
 from games.services.verifying import (
     TRANSIENT_ERRORS,
     VERDICT_FIELDS,
+    mark_error,
     run_verification,
     slow_reason,
     store_verdict,
@@ -242,6 +243,102 @@ def verify_waiting(submission_id: int, *, bound: int = BATCH_SIZE, too_slow=()) 
         raise
     finally:
         _release(claimed)
+
+
+def _claim_orphan() -> int | None:
+    """Claim one record whose earlier delivery died with it (pending, tried before, no live
+    worker holding it), to be verified alone: the one tried fewest times first, so a record
+    that keeps killing its worker comes after the others it took down with it."""
+    table = Submission._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH candidates AS MATERIALIZED (
+                SELECT id FROM {table}
+                WHERE state = %(pending)s AND attempts > 0
+                ORDER BY attempts, id LIMIT %(bound)s
+            )
+            -- no ORDER BY here: the scan stops at the first claim it takes, in the order above
+            SELECT id FROM candidates WHERE pg_try_advisory_lock({_claim_key("id")}) LIMIT 1
+            """,
+            {"pending": Submission.State.PENDING, "bound": BATCH_SIZE},
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    return row[0]
+
+
+def verify_all_waiting(*, bound: int = BATCH_SIZE, budget_s: float, too_slow=()) -> int:
+    """A wake-up's work (``wake_workers``): clear its mark, then claim the records waiting for
+    a first try ``bound`` at a time and verify each batch, until none is left; then those whose
+    earlier delivery died, one at a time and alone. Returns how many records it took.
+
+    A batch as full as ``bound`` wakes another worker first (more may be waiting), so two
+    workers share a backlog with a message a batch rather than one a record. After
+    ``budget_s`` the rest is left to a wake-up sent for it, below the task's time limit.
+    Database trouble gives the records of the batch under way back their first try and
+    raises (the task retries)."""
+    take_wake()
+    started = time.monotonic()
+    taken = 0
+    while True:
+        if time.monotonic() - started > budget_s:
+            wake_workers()
+            return taken
+        claimed: list[int] | None = []
+        alone: int | None = None
+        try:
+            claimed = _claim_waiting(bound)
+            if not claimed:
+                alone = _claim_orphan()
+                if alone is None:
+                    return taken
+                claimed = [alone]
+                _verify_alone(alone, too_slow)
+            else:
+                if len(claimed) >= bound:
+                    wake_workers()
+                _verify_claimed(claimed, None, too_slow)
+            taken += len(claimed)
+        except TRANSIENT_ERRORS:
+            if claimed and alone is None:
+                _uncount(claimed)
+            elif alone is not None:
+                _uncount([alone])
+            claimed = None
+            raise
+        except BaseException:
+            claimed = None  # stopped part-way: release every claim this session holds
+            raise
+        finally:
+            _release(claimed)
+
+
+def _verify_alone(submission_id: int, too_slow) -> None:
+    """A record whose earlier delivery died, verified alone (``run_verification`` counts its
+    attempts and ends it failed after ``MAX_ATTEMPTS``)."""
+    try:
+        run_verification(submission_id)
+    except TRANSIENT_ERRORS:
+        raise
+    except too_slow:
+        logger.error("submission %s: verification stopped by the time limit", submission_id)
+        mark_error(submission_id, slow_reason())
+    except Exception as exc:
+        logger.exception("submission %s: verification failed", submission_id)
+        mark_error(submission_id, f"{type(exc).__name__}: {exc}")
+
+
+def _uncount(ids: list[int]) -> None:
+    """Database trouble is not the records' fault: their attempt does not count (the database
+    may be gone, in which case they are verified alone later)."""
+    try:
+        Submission.objects.filter(
+            pk__in=ids, state=Submission.State.PENDING, attempts__gt=0
+        ).update(attempts=F("attempts") - 1)
+    except DatabaseError:
+        logger.warning("could not give submissions %s back their try", ids)
 
 
 def _state_of(submission_id: int) -> str | None:

@@ -13,22 +13,30 @@ from datetime import timedelta
 from celery import current_app
 from celery.app.task import Task
 from django.conf import settings
+from django.db import connection
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from games.models import Submission
+from games.models import Submission, VerificationWake
 
 logger = logging.getLogger(__name__)
 
 # The verifying tasks, by the names they are registered under.
 VERIFY_ONE = "games.tasks.verify_submission"
 VERIFY_MANY = "games.tasks.verify_submissions"
+VERIFY_WAITING = "games.tasks.verify_waiting_records"
 
 # One quick reconnect (a pooled connection gone stale after a broker restart), then give up and
 # leave the submission to the sweep: a broker outage must not hold up the API's answer.
 PUBLISH_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 
 BATCH_SIZE = getattr(settings, "GAMES_VERIFY_BATCH_SIZE", 50)
+
+# A wake-up out for longer than this counts as lost (a broker that went away with it, a worker
+# that died holding it on Redis): the next record submitted sends another. Meanwhile the ones
+# it covered wait for the beat sweep. A wake-up still queued behind a long backlog costs one
+# spare message every this many seconds.
+WAKE_STALE_S = float(getattr(settings, "GAMES_WAKE_STALE_S", 2.0))
 
 
 def _task(name: str) -> Task:
@@ -50,10 +58,14 @@ def enqueue_verification(submission_id: int, *, stamped: bool = False) -> bool:
 
 def enqueue_verifications(ids: list[int], *, stamped: bool = False) -> None:
     """Send the verification of records stored together: one message per ``BATCH_SIZE`` of
-    them (its worker verifies them as one batch) rather than one per record. A message that
+    them (its worker verifies them as one batch) rather than one per record; a record stored
+    alone wakes the workers unless a wake-up is out already (``wake_workers``). A message that
     cannot be sent leaves its records pending for the sweep."""
     if len(ids) == 1:
-        enqueue_verification(ids[0], stamped=stamped)
+        if wakes_available():
+            wake_workers(ids)
+        else:
+            enqueue_verification(ids[0], stamped=stamped)
         return
     for start in range(0, len(ids), BATCH_SIZE):
         chunk = ids[start : start + BATCH_SIZE]
@@ -77,6 +89,65 @@ def _send(task: Task, argument, ids: list[int], *, stamped: bool) -> bool:
     if not stamped:
         pending.update(enqueued_at=timezone.now())
     return True
+
+
+def wakes_available() -> bool:
+    """Whether records submitted alone wake the workers (``wake_workers``) rather than each
+    sending its own message: real workers on PostgreSQL, whose advisory locks the batches they
+    then take need. Eager runs verify each record in the caller's process, as before."""
+    return not eager() and connection.vendor == "postgresql"
+
+
+def wake_workers(ids: list[int] | tuple[int, ...] = ()) -> bool:
+    """Ask a worker to verify every record waiting, unless a wake-up is out already; True when
+    this call sent one. Call it once ``ids`` (the records that ask) are committed: a worker
+    clears the mark before it claims anything, so either it sees them, or this call finds the
+    mark cleared and sends another. ``ids`` are stamped ``enqueued_at`` when this call sends
+    the message (in the statement that sets the mark: no query of its own), and left empty
+    when one out already covers them or the broker refuses it (the sweep then sends them).
+
+    One statement: the mark set where it is clear or older than ``WAKE_STALE_S`` (a message
+    lost), the records stamped with it."""
+    table = VerificationWake._meta.db_table
+    submissions = Submission._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH woke AS (
+                INSERT INTO {table} AS wake (id, requested_at) VALUES (1, now())
+                ON CONFLICT (id) DO UPDATE SET requested_at = excluded.requested_at
+                WHERE wake.requested_at IS NULL
+                    OR wake.requested_at < now() - make_interval(secs => %(stale)s)
+                RETURNING wake.requested_at
+            ), stamped AS (
+                UPDATE {submissions} SET enqueued_at = (SELECT requested_at FROM woke)
+                WHERE id = ANY(%(ids)s) AND EXISTS (SELECT 1 FROM woke)
+            )
+            SELECT requested_at FROM woke
+            """,
+            {"stale": WAKE_STALE_S, "ids": list(ids)},
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return False  # one is out already: its worker will see these records
+    task = _task(VERIFY_WAITING)
+    try:
+        task.apply_async(retry=True, retry_policy=PUBLISH_RETRY)
+    except Exception as exc:  # broker down: kombu/redis raise many kinds
+        logger.warning("could not wake the workers (%s); the sweep will send %s", exc, ids)
+        # Clear the mark this call set (not a later one), so the next record tries again.
+        VerificationWake.objects.filter(pk=1, requested_at=row[0]).update(requested_at=None)
+        Submission.objects.filter(pk__in=ids, state=Submission.State.PENDING).update(
+            enqueued_at=None
+        )
+        return False
+    return True
+
+
+def take_wake() -> None:
+    """A worker takes the wake-up out: the mark is cleared (committed) before it claims any
+    record, so a record committed after its claims sends a wake-up of its own."""
+    VerificationWake.objects.filter(pk=1).update(requested_at=None)
 
 
 def pending_among(ids) -> list[int]:

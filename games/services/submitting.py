@@ -13,7 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Count, Func, IntegerField, Max, QuerySet, Sum, TextField, When
+from django.db.models import Count, Func, IntegerField, Max, QuerySet, Sum, TextField
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -26,7 +26,7 @@ from games.exceptions import (
 )
 from games.models import Submission, content_hash
 from games.services.documents import check_storable_text, record_body
-from games.services.enqueueing import eager, enqueue_verifications
+from games.services.enqueueing import eager, enqueue_verifications, wakes_available
 from games.services.fitting import check_record_fits, seat_idents, seat_lines
 from games.services.verifying import run_verification
 from tournaments.models import Match
@@ -96,14 +96,14 @@ def stored_records(wanted: dict[int, set[str]]) -> dict[int, StoredRecords]:
     """What the matches ``wanted`` (match id: the hashes looked for) hold, read under their
     locks: one query for one record (the usual submission), two for a batch (a big OR of
     match and hash pairs would cost more to build than a second query)."""
+    lone = len(wanted) == 1 and len(digests := next(iter(wanted.values()))) == 1
+    if lone:
+        return {mid: _stored_record(mid, next(iter(digests))) for mid in wanted}
     aggregates = {
         "n": Count("pk"),
         "size": Coalesce(Sum(OctetLength(Cast("document", TextField()))), 0),
         "last": Coalesce(Max("version"), 0),
     }
-    lone = len(wanted) == 1 and len(digests := next(iter(wanted.values()))) == 1
-    if lone:
-        aggregates["same"] = Max(Case(When(content_hash=next(iter(digests)), then="pk")))
     tallies = {mid: StoredRecords() for mid in wanted}
     # The plugin types the rows from ``values()`` alone, not the aggregates annotated by name.
     rows: QuerySet[Submission, Mapping[str, Any]] = (
@@ -115,16 +115,33 @@ def stored_records(wanted: dict[int, set[str]]) -> dict[int, StoredRecords]:
     for row in rows:
         tally = tallies[row["match_id"]]
         tally.count, tally.size, tally.last_version = row["n"], row["size"], row["last"]
-        if row.get("same") is not None:
-            tally.same[next(iter(wanted[row["match_id"]]))] = row["same"]
     hashes = set().union(*wanted.values())
-    if not lone and hashes:
+    if hashes:
         for mid, digest, pk in Submission.objects.filter(
             match_id__in=wanted, content_hash__in=hashes
         ).values_list("match_id", "content_hash", "pk"):
             if digest in wanted[mid]:
                 tallies[mid].same[digest] = pk
     return tallies
+
+
+def _stored_record(match_id: int, digest: str) -> StoredRecords:
+    """``stored_records`` of one match and one hash (the usual submission), in one query
+    written out: building it with the ORM cost more CPU than PostgreSQL takes to answer."""
+    size = (
+        "OCTET_LENGTH(CAST(document AS TEXT))"
+        if connection.vendor == "postgresql"
+        else "LENGTH(CAST(document AS BLOB))"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COUNT(*), COALESCE(SUM({size}), 0), COALESCE(MAX(version), 0), "
+            "MAX(CASE WHEN content_hash = %s THEN id END) "
+            f"FROM {connection.ops.quote_name(Submission._meta.db_table)} WHERE match_id = %s",
+            [digest, match_id],
+        )
+        count, total, last, same = cursor.fetchone()
+    return StoredRecords(count, total, last, {digest: same} if same is not None else {})
 
 
 def submit_record(
@@ -305,6 +322,9 @@ def _store(
         held.same[item.digest] = -1 - len(new)  # the same record twice in one batch
         new.append((item.index, submission))
     unsaved = [submission for _index, submission in new]
+    if len(unsaved) == 1 and not verify_now and wakes_available():
+        # stamped by the wake-up it sends, if it sends one (``wake_workers``)
+        unsaved[0].enqueued_at = None
     # One row: one INSERT ... RETURNING (a sequence query and a COPY are two round trips).
     created = (
         rows.create_many(unsaved) if len(unsaved) > 1 else Submission.objects.bulk_create(unsaved)

@@ -226,3 +226,36 @@ def test_only_a_round_of_rows_that_no_other_result_changes_is_patched_in_place(c
     knockout = Round.objects.create(stage=tournament.stages.get(kind=Stage.Kind.KNOCKOUT), number=1)
     page = client.get(reverse("public:round", args=[tournament.slug, knockout.pk]))
     assert page.status_code == 200 and "data-live-patch" not in page.content.decode()
+
+
+def test_a_push_of_more_results_than_its_budget_holds_reads_and_renders_nothing(monkeypatch):
+    """A batch's results (50 at once) never fit a push: the rows are not read nor rendered,
+    twice over (once a language), for the message to carry none of them."""
+    tournament = build_tournament(4, slug="troppi", play=True, knockout=False)
+    ids = list(
+        Match.objects.filter(round__stage__tournament=tournament).values_list("pk", flat=True)
+    )
+    monkeypatch.setattr(patches, "ROW_BYTES_BUDGET", rows.ROW_MIN_BYTES * (len(ids) - 1))
+    with CaptureQueriesContext(connection) as queries:
+        assert patches.rows_for(ids, "it") is None
+    assert len(queries) == 0
+
+
+def test_no_row_is_shorter_than_the_least_a_push_counts_on():
+    tournament = build_tournament(4, slug="corte", play=False, knockout=False)
+    ids = Match.objects.filter(round__stage__tournament=tournament).values_list("pk", flat=True)
+    for language in ("it", "en"):
+        with translation.override(language):
+            pushed = rows.rows_for_push(list(ids)[:1])
+        assert pushed and len(pushed[0]["html"].encode()) >= rows.ROW_MIN_BYTES
+
+
+def test_a_push_reads_a_tournament_s_withdrawn_lines_once_for_all_its_rows():
+    tournament = build_tournament(4, slug="ritiri", play=True, knockout=False)
+    ids = list(
+        Match.objects.filter(round__stage__tournament=tournament).values_list("pk", flat=True)
+    )
+    cache.clear()
+    with CaptureQueriesContext(connection) as queries:
+        assert len(rows.rows_for_push(ids[:3])) == 3
+    assert sum("withdrawn" in q["sql"] for q in queries.captured_queries) == 1
