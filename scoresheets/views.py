@@ -279,6 +279,9 @@ def _match(link, match_id) -> Match:
         selectors.matches_of(link)
         .filter(pk=match_id)
         .select_related("round__stage__tournament", "home", "away", "group")
+        # one match by its key: without this, Match's default ordering (round, stage,
+        # tournament...) is compiled and sorted on every request of a phone
+        .order_by()
         .first()
     )
     if match is None or not link_may_act(link, match):
@@ -704,9 +707,11 @@ def sheet_status(request, link, match_id):
         key = uuid.UUID(request.GET.get("key", ""))
     except ValueError:
         return JsonResponse({"ok": False, "error": _("No such sheet.")}, status=404)
-    report = TableReport.objects.filter(
-        match=match, client_key=key, side=reports.side_of(link, match)
-    ).first()
+    report = (
+        TableReport.objects.filter(match=match, client_key=key, side=reports.side_of(link, match))
+        .order_by()  # one report at most (unique match and key): no default ordering's joins
+        .first()
+    )
     if report is None or report.state == TableReport.State.DRAFT:
         return JsonResponse({"ok": False, "error": _("No such sheet.")}, status=404)
     return JsonResponse({"ok": True, "status": offline.status_of(report)})
