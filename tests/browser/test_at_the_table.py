@@ -222,3 +222,26 @@ def test_typing_a_sheet_online_asks_the_server_twice_not_after_every_field(room,
         a.wait_for_timeout(100)
     assert drafted() == "1"
     assert len(calls) == 2, calls
+
+
+def test_a_refusal_only_the_server_knows_stays_while_the_phone_referees(room, page_factory):
+    """The match closed while the sheet is typed: the server's refusal, heard with a draft,
+    stays on the page through the next changes (the phone's referee cannot know it), with Send
+    asleep; the phone's own reading does not paint over it."""
+    from tournaments.models import Stage
+
+    tournament, match = room
+    card = links.link_for(tournament, match.home)
+    a = _phone(page_factory)
+    a.goto(reverse("table:sheet", args=[card.token, match.pk]))
+    _type_deal(a, 0)
+    _totals(a, 5, 2)
+    Stage.objects.filter(pk=match.round.stage_id).update(status=Stage.Status.CLOSED)
+    a.fill("input[name=d1-0-carte]", "1")  # heard by the server after the pause: refused
+    a.wait_for_selector("#sheet-error:not([hidden])", timeout=10_000)
+    refused = a.inner_text("#sheet-error")
+    assert refused
+    a.fill("input[name=d1-1-denari]", "1")  # the phone's referee finds nothing wrong here
+    a.wait_for_timeout(300)
+    assert a.inner_text("#sheet-error") == refused
+    assert a.locator("#submit-sheet").is_disabled()

@@ -49,6 +49,7 @@
   var timer = null;
   var DRAFT_MS = 2000;
   var told = null; // the deals the server last heard (JSON), null: nothing yet this page
+  var refusal = null; // the server's last refusal (the match closed): held until it answers ok
 
   function fresh() {
     return {
@@ -278,7 +279,7 @@
   function checkHere() {
     // the phone's own referee, as the check URL would answer
     if (referee && !locked()) {
-      applyAnswer(window.ScopaReferee.progress(referee, state.deals, state.time_expired));
+      applyAnswer(refusal || window.ScopaReferee.progress(referee, state.deals, state.time_expired));
     }
   }
 
@@ -320,6 +321,12 @@
       })
       .then(function (answer) {
         showOffline(false);
+        // a refusal the phone's referee does not share (the match closed, the result in force)
+        // holds until the server answers otherwise; one it shares follows the typing
+        refusal =
+          referee && !answer.ok && window.ScopaReferee.progress(referee, state.deals, state.time_expired).ok
+            ? answer
+            : null;
         if (!referee || !answer.ok) {
           applyAnswer(answer); // the server's reading, or its refusal (the match closed)
         } else {
