@@ -499,7 +499,9 @@ def _json_body(request):
 def check_sheet(request, link, match_id):
     """The server's reading of the sheet as typed so far (totals, over, the referee's
     sentence, what the next deal must be); the draft is kept, so the desk sees the table
-    entering its result. The phone holds no copy of the rules."""
+    entering its result. The sheet's script calls it at the first change and when the typing
+    pauses, and reads its refusals; it referees the sheet itself with the port of the engine's
+    referee (a page without the port reads the whole answer, after each pause)."""
     match = _match(link, match_id)
     try:
         data = _json_body(request)
