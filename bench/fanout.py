@@ -8,7 +8,8 @@ clients of its own public tournament:
 - ``pubsub`` (``LIVE_BROADCAST=0``, channels_redis's pub/sub layer): one message per process,
   decoded once, but dispatched to each consumer, which encodes its JSON;
 - ``broadcast`` (the default, ``live/broadcast.py``): one ``PUBLISH`` of the encoded frame, one
-  subscription per group and process, the frame written to each local socket.
+  subscription per group and process, the frame written to each local socket;
+- ``uvicorn``: the broadcast served by uvicorn (``--ws websockets``) in daphne's place.
 
 Results are announced the way a saved result is (``live.signals.announce_result``: the version
 moved, the match's row rendered in both languages), to each server in turn, the order rotated
@@ -56,7 +57,19 @@ MODES = {
     "group_send": ({"LIVE_BROADCAST": "0", "CHANNEL_LAYER_BACKEND": CORE}, CORE, False),
     "pubsub": ({"LIVE_BROADCAST": "0", "CHANNEL_LAYER_BACKEND": PUBSUB}, PUBSUB, False),
     "broadcast": ({"LIVE_BROADCAST": "1", "CHANNEL_LAYER_BACKEND": CORE}, CORE, True),
+    # the same broadcast served by uvicorn (its websockets implementation) instead of daphne
+    "uvicorn": ({"LIVE_BROADCAST": "1", "CHANNEL_LAYER_BACKEND": CORE}, CORE, True),
 }
+
+
+def server_command(mode: str, port: int) -> list[str]:
+    bin_dir = Path(sys.executable).parent
+    if mode == "uvicorn":
+        return [str(bin_dir / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1",
+                "--port", str(port), "--log-level", "warning", "--no-access-log",
+                "--ws", "websockets"]  # fmt: skip
+    return [str(bin_dir / "daphne"), "-b", "127.0.0.1", "-p", str(port), "-v", "0",
+            "config.asgi:application"]  # fmt: skip
 
 
 def cpu_s(pid):
@@ -233,8 +246,7 @@ def main():
             env.update(MODES[mode][0])
             env.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
             server = subprocess.Popen(
-                [str(Path(sys.executable).parent / "daphne"), "-b", "127.0.0.1", "-p", str(port),
-                 "-v", "0", "config.asgi:application"],
+                server_command(mode, port),
                 cwd=ROOT, env=env,
                 preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard)),
             )  # fmt: skip
@@ -250,7 +262,11 @@ def main():
     finally:
         for server in servers:
             server.terminate()
-            server.wait(timeout=30)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # uvicorn waits for its sockets to close
+                server.kill()
+                server.wait()
         connection.close()
         connection.creation.destroy_test_db(old_name, verbosity=0)
         print(f"dropped {test_name}")

@@ -13,8 +13,9 @@ Then, at a pace (``--pace window``: ``--results`` results spread over ``--window
 500 in 600 s by default; ``burst``: 300 in 180 s; ``max``: as fast as ``--phones`` phones go),
 each result goes through the phone HTTP path with ``requests`` sessions holding the link
 cookies, in a process of its own: the home side opens its card's link (the token traded for
-the cookie), opens the sheet, posts ``/check/`` ``--checks`` times (the sheet's script does it
-after each pause in typing) and submits the sheet; the away side opens its link and the sheet
+the cookie), opens the sheet, posts ``/check/`` ``--checks`` times (the sheet's script tells the
+server its draft at the first change and when the typing pauses) and sends the sheet as the
+page's outbox does (``/sync/``, then the sheet again); the away side opens its link and the sheet
 and countersigns it (the form's POST, redirect followed).
 
 Meanwhile ``--spectators`` simulated screens hold the public round page. Each behaves as
@@ -254,10 +255,11 @@ def phone_flow(base: str, card: Card, checks: int) -> dict[str, Any]:
             data=json.dumps({"deals": [DEAL]}),
             headers=headers,
         )
-    body = {"deals": [DEAL], "client_key": str(uuid.uuid4()), "based_on": ""}
-    submitted = timed(
-        "submit", home.post, f"{sheet}submit/", data=json.dumps(body), headers=headers
-    )
+    # Send: the page's outbox posts the sheet to /sync/, then the page reloads (where it stands)
+    body = {"deals": [DEAL], "client_key": str(uuid.uuid4()), "based_on": "", "queued": False}
+    submitted = timed("sync", home.post, f"{sheet}sync/", data=json.dumps(body), headers=headers)
+    if submitted.status_code == 200:
+        timed("sheet page", home.get, sheet)
     timed("open link", away.get, f"{base}/p/{card.away_token}/")
     other = f"{base}/p/k{card.away_link}/m/{mid}/"
     page = timed("sheet page", away.get, other)
@@ -600,9 +602,79 @@ class Servers:
     push: list[subprocess.Popen[bytes]]
     push_ports: list[int]
     worker: subprocess.Popen[bytes] | None
+    proxy: subprocess.Popen[bytes] | None = None
 
     def all(self) -> list[subprocess.Popen[bytes]]:
-        return [self.web, *self.push, *([self.worker] if self.worker else [])]
+        return [
+            *([self.proxy] if self.proxy else []),
+            self.web,
+            *self.push,
+            *([self.worker] if self.worker else []),
+        ]
+
+
+# What docs/deployment.md shows, with the bench's ports: one address for the phones, the pages
+# and the sockets; /ws/ to any push process (no stickiness: each one writes a result to its own
+# sockets, whichever page they hold), everything else to gunicorn.
+NGINX_CONF = """
+daemon off;
+worker_processes 1;
+worker_rlimit_nofile {limit};
+pid {dir}/nginx.pid;
+error_log {dir}/error.log warn;
+events {{ worker_connections 16384; }}
+http {{
+    access_log off;
+    client_body_temp_path {dir}/body;
+    proxy_temp_path {dir}/proxy;
+    map $http_upgrade $connection_upgrade {{ default upgrade; '' close; }}
+    upstream web {{ server 127.0.0.1:{web}; keepalive 64; }}
+    upstream push {{ least_conn; {push} }}
+    server {{
+        listen 127.0.0.1:{port} backlog=4096;
+        location /ws/ {{
+            proxy_pass http://push;
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $connection_upgrade;
+            proxy_set_header Host $http_host;
+            proxy_read_timeout 1h;
+        }}
+        location / {{
+            proxy_pass http://web;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host $http_host;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        }}
+    }}
+}}
+"""
+
+
+def start_proxy(servers: Servers, limit: int) -> tuple[subprocess.Popen[bytes], int]:
+    """nginx (Debian's) in front of gunicorn and the push processes, on a free port."""
+    import tempfile
+
+    from machine import free_port, wait_for
+
+    where = Path(tempfile.mkdtemp(prefix="venue-nginx-"))
+    port = free_port()
+    conf = where / "nginx.conf"
+    conf.write_text(
+        NGINX_CONF.format(
+            dir=where,
+            limit=limit,
+            web=servers.web_port,
+            push=" ".join(f"server 127.0.0.1:{p};" for p in servers.push_ports),
+            port=port,
+        )
+    )
+    proxy = subprocess.Popen(
+        ["nginx", "-c", str(conf), "-p", str(where), "-e", str(where / "e.log")]
+    )
+    wait_for(port, time.monotonic() + 30, "nginx")
+    return proxy, port
 
 
 def start_servers(args: argparse.Namespace, env: dict[str, str], limit: int) -> Servers:
@@ -785,6 +857,7 @@ async def venue(
         found = {
             "gunicorn": children(servers.web.pid),
             "daphne": [p.pid for p in servers.push],
+            **({"nginx": children(servers.proxy.pid)} if servers.proxy else {}),
             "worker": children(servers.worker.pid) if servers.worker else [],
             "PostgreSQL (bench's backends)": postgres_backends(database),
             "spectators (this process)": [os.getpid()],
@@ -948,6 +1021,11 @@ def main() -> None:
         help="real Chromium pages among the screens (CPU throttled 4x)",
     )
     parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
+    parser.add_argument(
+        "--proxy",
+        action="store_true",
+        help="nginx in front (docs/deployment.md): phones, pages and sockets on its one port",
+    )
     parser.add_argument("--phones", type=int, default=8, help="concurrent phones at --pace max")
     parser.add_argument("--checks", type=int, default=2, help="/check/ posts per sheet")
     parser.add_argument("--no-worker", action="store_true", help="start no Celery worker")
@@ -1005,9 +1083,13 @@ def main() -> None:
         env.setdefault("SECRET_KEY", secrets.token_urlsafe(50))  # the servers refuse the dev key
         env.setdefault("LOG_LEVEL", "WARNING")  # the change log's lines, one per request
         servers = start_servers(args, env, limit)
+        if args.proxy:
+            servers.proxy, port = start_proxy(servers, limit)
+            servers.web_port, servers.push_ports = port, [port]
         print(
             f"gunicorn 127.0.0.1:{servers.web_port} ({args.processes} x {args.threads} threads), "
-            f"daphne on {', '.join(map(str, servers.push_ports))}, "
+            f"daphne on {', '.join(map(str, servers.push_ports))}"
+            f"{' (nginx: one port for all)' if args.proxy else ''}, "
             f"{'one Celery worker' if servers.worker else 'no worker'}; channel layer "
             f"{settings.CHANNEL_LAYER_URL}, cache {os.environ.get('CACHE_URL', 'default')}; "
             f"{args.spectators} spectators ({LANG}), ulimit -n {limit}",

@@ -24,6 +24,9 @@ def link_by_token(token: str) -> PrivateLink | None:
     link = (
         PrivateLink.objects.select_related("tournament", "line", "match")
         .filter(token_hash=tokens.token_hash(token))
+        # the hash is unique: the default ordering (tournament, line, match, each with its own)
+        # would join and sort five tables on every request of every phone
+        .order_by()
         .first()
     )
     if link is not None:

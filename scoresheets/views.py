@@ -279,6 +279,9 @@ def _match(link, match_id) -> Match:
         selectors.matches_of(link)
         .filter(pk=match_id)
         .select_related("round__stage__tournament", "home", "away", "group")
+        # one match by its key: without this, Match's default ordering (round, stage,
+        # tournament...) is compiled and sorted on every request of a phone
+        .order_by()
         .first()
     )
     if match is None or not link_may_act(link, match):
@@ -502,7 +505,9 @@ def _json_body(request):
 def check_sheet(request, link, match_id):
     """The server's reading of the sheet as typed so far (totals, over, the referee's
     sentence, what the next deal must be); the draft is kept, so the desk sees the table
-    entering its result. The phone holds no copy of the rules."""
+    entering its result. The sheet's script calls it at the first change and when the typing
+    pauses, and reads its refusals; it referees the sheet itself with the port of the engine's
+    referee (a page without the port reads the whole answer, after each pause)."""
     match = _match(link, match_id)
     try:
         data = _json_body(request)
@@ -710,9 +715,11 @@ def sheet_status(request, link, match_id):
         key = uuid.UUID(request.GET.get("key", ""))
     except ValueError:
         return JsonResponse({"ok": False, "error": _("No such sheet.")}, status=404)
-    report = TableReport.objects.filter(
-        match=match, client_key=key, side=reports.side_of(link, match)
-    ).first()
+    report = (
+        TableReport.objects.filter(match=match, client_key=key, side=reports.side_of(link, match))
+        .order_by()  # one report at most (unique match and key): no default ordering's joins
+        .first()
+    )
     if report is None or report.state == TableReport.State.DRAFT:
         return JsonResponse({"ok": False, "error": _("No such sheet.")}, status=404)
     return JsonResponse({"ok": True, "status": offline.status_of(report)})

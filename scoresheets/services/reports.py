@@ -576,7 +576,8 @@ def expire_due(
         waiting = waiting.filter(match__round__stage__tournament=tournament)
     due = [
         report.match_id
-        for report in waiting.select_related("match__round__stage__tournament")
+        # sorted below: the default ordering's joins (match, round, stage...) would buy nothing
+        for report in waiting.select_related("match__round__stage__tournament").order_by()
         if _expired(report, report.match.round.stage.tournament, now)
     ]
     expired = 0

@@ -191,3 +191,57 @@ def test_a_dispute_reaches_the_referee_whose_decision_reaches_the_standings(room
     assert re.search(
         r"\b21\b", Match.objects.get(pk=match.pk).results.get(line=match.home).points.__str__()
     )
+
+
+def test_typing_a_sheet_online_asks_the_server_twice_not_after_every_field(room, page_factory):
+    """The phone referees the sheet itself as it is typed (its port of the engine's referee);
+    the server hears the draft at the first change and once the typing pauses, not after each
+    field: at a venue those calls were most of the phones' requests (docs/performance.md)."""
+    tournament, match = room
+    card = links.link_for(tournament, match.home)
+    a = _phone(page_factory)
+    calls = []
+    a.on("request", lambda r: calls.append(r.url) if r.url.endswith("/check/") else None)
+    a.goto(reverse("table:sheet", args=[card.token, match.pk]))
+    a.wait_for_selector("#deals .deal-card")
+    for category, (home, away) in DEALS[0].items():
+        for side, value in ((0, home), (1, away)):
+            if value:
+                a.fill(f"input[name=d0-{side}-{category}]", str(value))
+                a.wait_for_timeout(450)  # a player's pause: the old page asked after each
+    _totals(a, 5, 2)
+    assert "21" in a.inner_text("#sheet-sentence")  # the referee's sentence, from the phone
+
+    def drafted():
+        draft = TableReport.objects.filter(match=match, state="draft").first()
+        return draft is not None and draft.deals and draft.deals[0]["breakdown"][1].get("scope")
+
+    for _ in range(50):  # the pause's call carries the whole deal
+        if drafted():
+            break
+        a.wait_for_timeout(100)
+    assert drafted() == "1"
+    assert len(calls) == 2, calls
+
+
+def test_a_refusal_only_the_server_knows_stays_while_the_phone_referees(room, page_factory):
+    """The match closed while the sheet is typed: the server's refusal, heard with a draft,
+    stays on the page through the next changes (the phone's referee cannot know it), with Send
+    asleep; the phone's own reading does not paint over it."""
+    from tournaments.models import Stage
+
+    tournament, match = room
+    card = links.link_for(tournament, match.home)
+    a = _phone(page_factory)
+    a.goto(reverse("table:sheet", args=[card.token, match.pk]))
+    _type_deal(a, 0)
+    _totals(a, 5, 2)
+    Stage.objects.filter(pk=match.round.stage_id).update(status=Stage.Status.CLOSED)
+    a.fill("input[name=d1-0-carte]", "1")  # heard by the server after the pause: refused
+    a.wait_for_selector("#sheet-error:not([hidden])", timeout=10_000)
+    refused = a.inner_text("#sheet-error")
+    assert refused
+    a.fill("input[name=d1-1-denari]", "1")  # the phone's referee finds nothing wrong here
+    a.wait_for_timeout(300)
+    assert a.inner_text("#sheet-error") == refused
+    assert a.locator("#submit-sheet").is_disabled()

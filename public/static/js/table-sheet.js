@@ -1,13 +1,19 @@
 /* The phone score sheet at the table (scoresheets/templates/scoresheets/sheet.html).
  *
- * Deal by deal, the categories of the match's variant (the server lists them). Online, the
- * server referees the sheet as it is typed: after each change it goes to the check URL, which
- * answers with the running totals, whether the match is over, the referee's sentence and what
- * the next deal must be. Offline, the phone gives the same answer itself: sheet-referee.js, the
- * engine's referee ported, reads the engine's own figures the page carries (cfg.referee). The
- * server still referees the sheet when it arrives (and refuses an impossible one, which then
- * comes back here to be corrected). A page kept from before the port (no cfg.referee) only
- * adds up the totals offline and lets the player send any sheet with deals.
+ * Deal by deal, the categories of the match's variant (the server lists them). The phone
+ * referees the sheet as it is typed, online and offline: sheet-referee.js, the engine's referee
+ * ported, reads the engine's own figures the page carries (cfg.referee) and answers at once
+ * what the check URL would (the running totals, whether the match is over, the referee's
+ * sentence, what the next deal must be; tests/engine/test_sheet_referee_js.py holds them
+ * equal). The server still referees the sheet when it arrives (and refuses an impossible one,
+ * which then comes back here to be corrected). The server hears the sheet as typed so far (its
+ * draft: the desk's room shows the table "being entered", another phone of the line resumes it)
+ * at the first change, then once the typing pauses for DRAFT_MS, and only when it changed since
+ * it last heard it: at a venue a request after every field typed was most of the phones' load
+ * (docs/performance.md, "The phones at a venue"). A refusal in its answer (the match closed,
+ * the result in force) is shown as before. A page without the port (no cfg.referee, kept from
+ * an older release) asks the server after each pause as it always did, and offline only adds up
+ * the totals and lets the player send any sheet with deals.
  *
  * What is typed is kept at once in IndexedDB (table-store.js): a reload, a closed browser or a
  * phone restarted loses nothing. A finished sheet goes to the outbox (table-app.js) with a
@@ -41,6 +47,9 @@
   var over = false;
   var online = true;
   var timer = null;
+  var DRAFT_MS = 2000;
+  var told = null; // the deals the server last heard (JSON), null: nothing yet this page
+  var refusal = null; // the server's last refusal (the match closed): held until it answers ok
 
   function fresh() {
     return {
@@ -221,12 +230,18 @@
     }
     localTotals();
     roomForNext();
-    if (!online) {
+    if (!online || referee) {
       checkHere();
     }
     save();
     window.clearTimeout(timer);
-    timer = window.setTimeout(check, 350);
+    if (!referee) {
+      timer = window.setTimeout(check, 350);
+    } else if (told === null) {
+      check(); // the first change: the desk sees the table "being entered" at once
+    } else {
+      timer = window.setTimeout(check, DRAFT_MS);
+    }
   }
 
   function localTotals() {
@@ -264,7 +279,7 @@
   function checkHere() {
     // the phone's own referee, as the check URL would answer
     if (referee && !locked()) {
-      applyAnswer(window.ScopaReferee.progress(referee, state.deals, state.time_expired));
+      applyAnswer(refusal || window.ScopaReferee.progress(referee, state.deals, state.time_expired));
     }
   }
 
@@ -293,15 +308,33 @@
     if (locked()) {
       return;
     }
-    post(root.dataset.checkUrl, { deals: state.deals, time_expired: state.time_expired })
+    var body = JSON.stringify({ deals: state.deals, time_expired: state.time_expired });
+    if (referee && body === told) {
+      return; // the phone referees it; the server already holds this draft
+    }
+    if (referee) {
+      told = body;
+    }
+    post(root.dataset.checkUrl, JSON.parse(body))
       .then(function (response) {
         return response.json();
       })
       .then(function (answer) {
         showOffline(false);
-        applyAnswer(answer);
+        // a refusal the phone's referee does not share (the match closed, the result in force)
+        // holds until the server answers otherwise; one it shares follows the typing
+        refusal =
+          referee && !answer.ok && window.ScopaReferee.progress(referee, state.deals, state.time_expired).ok
+            ? answer
+            : null;
+        if (!referee || !answer.ok) {
+          applyAnswer(answer); // the server's reading, or its refusal (the match closed)
+        } else {
+          checkHere();
+        }
       })
       .catch(function () {
+        told = referee ? null : told; // not heard: told again with the next change
         showOffline(true);
       });
   }
@@ -420,7 +453,14 @@
         window.ScopaOutbox.flush(false);
       }
     });
-    check();
+    if (!referee) {
+      check();
+    } else {
+      checkHere();
+      if (filledDeals().length) {
+        check(); // deals kept on this phone (typed offline, say): the server hears them once
+      }
+    }
   }
 
   store.get(storageKey).then(start, function () {
