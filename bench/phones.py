@@ -11,7 +11,8 @@ status polls while it waits; the away side opens its link, the sheet, countersig
 POST) and sees the sheet again. Then per kind of request: how many a result, this process's
 CPU (``time.process_time``: Django, the client, the test client's own work) and the CPU of
 its PostgreSQL backend (``/proc``), and the queries. CPU time holds on a loaded machine where
-wall clock does not; run it over two trees side by side to compare them.
+wall clock does not; run it over two trees side by side to compare them. ``--waiting N``: N
+other tables' sheets wait for their countersignature all along, as in a round in full swing.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/scopa_bench CACHE_URL=redis://…/6 \\
     CELERY_BROKER_URL=redis://…/6 CHANNEL_LAYER_URL=redis://…/6 \\
@@ -100,6 +101,30 @@ class Meter:
         return response
 
 
+def waiting_sheets(count: int, cards) -> None:
+    """``count`` tables outside ``cards``, each with the home side's sheet sent and waiting for
+    the other side's signature (through the service: their requests are not measured)."""
+    import uuid
+
+    from scoresheets.services import links, reports
+    from tournaments.models import Match, Outcome
+
+    first = Match.objects.select_related("round").get(pk=cards[0].match_id)
+    taken = {card.match_id for card in cards}
+    others = (
+        Match.objects.filter(round=first.round, home__isnull=False, away__isnull=False)
+        .exclude(outcome=Outcome.BYE)
+        .exclude(pk__in=taken)
+        .select_related("home", "round__stage__tournament")
+        .order_by("table_number")[:count]
+    )
+    if len(others) < count:
+        raise SystemExit(f"{count} waiting sheets asked, {len(others)} other tables")
+    for match in others:
+        link = links.link_for(match.round.stage.tournament, match.home)
+        reports.submit(link, match, typed_deals(len(TYPED)), client_key=uuid.uuid4())
+
+
 def one_result(meter: Meter, clients, card, typing: str, calls: int, polls: int) -> None:
     from http.cookies import SimpleCookie
 
@@ -161,6 +186,13 @@ def main() -> None:
         "then once the typing pauses)",
     )
     parser.add_argument("--polls", type=int, default=2, help="status polls while waiting")
+    parser.add_argument(
+        "--waiting",
+        type=int,
+        default=0,
+        help="other tables whose sheet waits for the other side all along (a round in full "
+        "swing: what a card must not pay for)",
+    )
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
     typing, calls = args.typing_calls.split(":")
@@ -198,6 +230,9 @@ def main() -> None:
             f"(built in {time.perf_counter() - started:.1f} s); {load_average()}",
             flush=True,
         )
+        if args.waiting:
+            waiting_sheets(args.waiting, cards)
+            print(f"{args.waiting} other tables' sheets awaiting the other side", flush=True)
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_backend_pid()")
             pid = cursor.fetchone()[0]

@@ -353,7 +353,9 @@ def _names(match):
 @_with_link
 def line_page(request, link):
     """The line's matches on its card: round, table, opponent, state, what to do next."""
-    reports.expire_due(tournament=link.tournament)
+    # only the line's own matches: a card's cost must not grow with the room (the referee's
+    # page and the beat sweep check the whole tournament)
+    reports.expire_due(matches=selectors.matches_of(link))
     matches = (
         selectors.matches_of(link)
         .select_related("round__stage", "home", "away")

@@ -563,15 +563,22 @@ def _expire_locked(match: Match, now: datetime | None = None) -> int:
 def expire_due(
     *,
     match: Match | None = None,
+    matches: QuerySet[Match] | None = None,
     tournament: Tournament | None = None,
     now: datetime | None = None,
 ) -> int:
     """Send to the referee every sheet left unanswered past its tournament's time to
-    countersign (the Celery beat sweep, and every page that shows a sheet). Returns how many."""
+    countersign (the Celery beat sweep, and every page that shows a sheet). Returns how many.
+
+    A page checks only what it shows: one ``match``, a line's card its ``matches`` (a query,
+    used as a subquery), the referee's page its ``tournament``; the beat sweep checks them all.
+    """
     now = now or timezone.now()
     waiting = TableReport.objects.filter(state=State.AWAITING, submitted_at__isnull=False)
     if match is not None:
         waiting = waiting.filter(match=match)
+    if matches is not None:
+        waiting = waiting.filter(match__in=matches.values("pk"))
     if tournament is not None:
         waiting = waiting.filter(match__round__stage__tournament=tournament)
     due = [

@@ -3,10 +3,12 @@ tests/browser/test_at_the_table.py drive the same pages in Chromium)."""
 
 import json
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
+from django.utils import timezone
 
 from scoresheets.models import TableReport
 from scoresheets.services import links, reports
@@ -191,3 +193,27 @@ def test_a_closed_stage_sends_no_sheet_to_the_referee(client, running, first_mat
     client.post(url, {"action": "dispute", "comment": "no", "report": report.pk})
     report.refresh_from_db()
     assert not reports.for_referee(report)
+
+
+def test_a_card_sends_to_the_referee_only_its_own_unanswered_sheets(
+    client, running, first_match, cards
+):
+    """Opening a line's card checks the time to countersign of that line's matches only: its
+    cost must not grow with the room. Another table's overdue sheet waits for the referee's
+    page or the beat sweep."""
+    home, away = cards
+    other = Match.objects.filter(round=first_match.round).exclude(pk=first_match.pk).get()
+    assert {other.home_id, other.away_id}.isdisjoint({first_match.home_id, first_match.away_id})
+    reports.submit(home, first_match, SHEET, client_key=uuid.uuid4())
+    reports.submit(links.link_for(running, other.home), other, SHEET, client_key=uuid.uuid4())
+    overdue = timezone.now() - timedelta(minutes=running.countersign_minutes + 1)
+    TableReport.objects.update(submitted_at=overdue)
+
+    card = client.get(reverse("table:line", args=[away.token]))
+    assert card.status_code == 200
+    assert TableReport.objects.get(match=first_match).state == TableReport.State.EXPIRED
+    assert TableReport.objects.get(match=other).state == TableReport.State.AWAITING
+    assert ChangeLog.objects.filter(action="table.expired").count() == 1
+    # the tournament-wide check still runs where the whole tournament is read
+    assert reports.expire_due(tournament=running) == 1
+    assert TableReport.objects.get(match=other).state == TableReport.State.EXPIRED
