@@ -117,8 +117,7 @@ class Subject(NamedTuple):
     partner_id: int | None = None
 
 
-@dataclass(frozen=True)
-class Game:
+class Game(NamedTuple):
     """One rateable match: the two lines' players and the result from home's point of view."""
 
     key: GameKey
