@@ -117,8 +117,7 @@ class Subject(NamedTuple):
     partner_id: int | None = None
 
 
-@dataclass(frozen=True)
-class Game:
+class Game(NamedTuple):
     """One rateable match: the two lines' players and the result from home's point of view."""
 
     key: GameKey
@@ -127,8 +126,12 @@ class Game:
     result: Result
 
 
-@dataclass(frozen=True)
-class State:
+class State(NamedTuple):
+    """A subject's rating and record after its last game (immutable).
+
+    A named tuple rather than a frozen dataclass: a full replay builds one per change, and a
+    frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``."""
+
     mu: float
     sigma: float
     games: int = 0
@@ -138,8 +141,7 @@ class State:
     last_played: date | None = None
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
     """One subject's rating before and after one game (a row of the rating history)."""
 
     subject: Subject
@@ -215,6 +217,9 @@ _OUTCOME = {
     Result.AWAY: ("loss", "win"),
     Result.DRAW: ("draw", "draw"),
 }
+# each side's outcome and what it adds to (wins, draws, losses)
+_TALLY = {"win": (1, 0, 0), "draw": (0, 1, 0), "loss": (0, 0, 1)}
+_SIDES = {result: tuple((o, *_TALLY[o]) for o in pair) for result, pair in _OUTCOME.items()}
 
 
 class Rater:
@@ -241,40 +246,49 @@ class Rater:
         if size != len(game.away) or size == 0:
             return []
         changes: list[Change] = []
-        on = game.key.played_on
+        append = changes.append
+        key = game.key
+        on = key.played_on
+        get, initial, put = self.states.get, self._initial, self.states.__setitem__
+        ranks, sides = _RANKS[game.result], _SIDES[game.result]
         for pool in pools_for(size):
             home, away = teams_for(game, pool)
-            befores = [[self.state(s) for s in home], [self.state(s) for s in away]]
+            befores = ([get(s, initial) for s in home], [get(s, initial) for s in away])
             # a subject twice in one game (not a real match) gets objects of its own
             shared = len(set(home) | set(away)) == len(home) + len(away)
             teams = [
-                [self._input(s, st, on, shared) for s, st in zip(side, t, strict=True)]
-                for side, t in ((home, befores[0]), (away, befores[1]))
+                [self._input(s, st, on, shared) for s, st in zip(home, befores[0], strict=True)],
+                [self._input(s, st, on, shared) for s, st in zip(away, befores[1], strict=True)],
             ]
-            rated = self.model.rate(teams, ranks=_RANKS[game.result])
-            outcomes = _OUTCOME[game.result]
-            for side, (subjects, new) in enumerate(zip((home, away), rated, strict=True)):
-                outcome = outcomes[side]
-                for subject, before, r in zip(subjects, befores[side], new, strict=True):
-                    # built field by field: ``dataclasses.replace`` cost as much again
+            rated = self.model.rate(teams, ranks=ranks)
+            for subjects, side_befores, new, (outcome, won, drew, lost) in zip(
+                (home, away), befores, rated, sides, strict=True
+            ):
+                for subject, before, r in zip(subjects, side_befores, new, strict=True):
+                    last = before.last_played
                     after = State(
-                        mu=r.mu,
-                        sigma=r.sigma,
-                        games=before.games + 1,
-                        wins=before.wins + (outcome == "win"),
-                        draws=before.draws + (outcome == "draw"),
-                        losses=before.losses + (outcome == "loss"),
-                        last_played=max(on, before.last_played) if before.last_played else on,
+                        r.mu,
+                        r.sigma,
+                        before.games + 1,
+                        before.wins + won,
+                        before.draws + drew,
+                        before.losses + lost,
+                        on if last is None or on >= last else last,
                     )
-                    self.states[subject] = after
-                    changes.append(Change(subject, game.key, before, after, outcome))
+                    put(subject, after)
+                    append(Change(subject, key, before, after, outcome))
         return changes
 
     def _input(
         self, subject: Subject, state: State, on: date, shared: bool = True
     ) -> PlackettLuceRating:
         """The subject's rating as openskill takes it for a game on ``on`` (sigma widened)."""
-        sigma = widened_sigma(state, on, self.params)
+        last = state.last_played
+        # ``widened_sigma``, its no-idle-month case (most games) decided here without a call
+        if last is None or (on - last).days < 30:
+            sigma = state.sigma
+        else:
+            sigma = widened_sigma(state, on, self.params)
         if not shared:
             return self.model.rating(mu=state.mu, sigma=sigma)
         rating = self._inputs.get(subject)

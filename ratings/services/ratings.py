@@ -406,31 +406,40 @@ def _write_changes(
     """The changes and the games' ``RatedMatch`` rows; ``tables`` names other tables to write
     them to (a rebuild's shadows), by model."""
     tables = tables or {}
+    run_id = run.pk
+    pools = {pool: str(pool) for pool in Pool}
+    # the records are named tuples: unpacked, not read field by field (a row per change)
     _insert_rows(
         RatingChange,
         _CHANGE_COLUMNS,
         (
             (
-                run.pk,
-                c.key.match_id,
-                str(c.subject.pool),
-                c.subject.player_id,
-                c.subject.partner_id,
-                c.key.played_on,
-                c.key.tournament_id,
-                c.key.stage_order,
-                c.key.round_number,
-                c.outcome,
-                c.before.mu,
-                c.before.sigma,
-                c.after.mu,
-                c.after.sigma,
-                c.after.games,
-                c.after.wins,
-                c.after.draws,
-                c.after.losses,
+                run_id,
+                match_id,
+                pools[pool],
+                player_id,
+                partner_id,
+                played_on,
+                tournament_id,
+                stage_order,
+                round_number,
+                outcome,
+                before.mu,
+                before.sigma,
+                after.mu,
+                after.sigma,
+                after.games,
+                after.wins,
+                after.draws,
+                after.losses,
             )
-            for c in _counted(changes, progress)
+            for (
+                (pool, player_id, partner_id),
+                (played_on, tournament_id, stage_order, round_number, match_id),
+                before,
+                after,
+                outcome,
+            ) in _counted(changes, progress)
         ),
         tables.get(RatingChange),
     )

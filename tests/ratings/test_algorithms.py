@@ -100,6 +100,22 @@ def test_inactivity_widens_sigma_never_mu_capped_at_initial():
     assert after.sigma > before.sigma  # a year idle widened more than one game narrowed
 
 
+def test_the_rater_widens_sigma_exactly_as_widened_sigma_on_every_gap():
+    """The rater decides the no-idle-month case itself; its σ must be ``widened_sigma``'s."""
+    from datetime import timedelta
+
+    r = Rater()
+    subject = S("singles", 1)
+    for sigma in (1.3, 4.0, 7.9, DEFAULT_PARAMS.sigma, 9.0):
+        for gap in (-40, -1, 0, 1, 29, 30, 31, 59, 60, 61, 89, 90, 365, 3000):
+            last = D - timedelta(days=gap)
+            st = State(mu=27.5, sigma=sigma, games=3, last_played=last)
+            assert r._input(subject, st, D).sigma == widened_sigma(st, D)
+            assert r._input(subject, st, D, shared=False).sigma == widened_sigma(st, D)
+        fresh = State(mu=25.0, sigma=sigma)
+        assert r._input(subject, fresh, D).sigma == sigma
+
+
 def test_provisional_mark_until_sigma_is_low():
     r = Rater()
     assert is_provisional(r.state(S("singles", 1)).sigma)
