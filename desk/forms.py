@@ -815,8 +815,11 @@ class RoundResultsForm(forms.Form):
         found = []
         for name, value in data.items():
             head, _sep, tail = name.partition("-")
-            if tail == "deals" and head[1:].isdigit() and str(value).strip():
-                found.append(int(head[1:]))
+            number = head[1:]
+            # an id no table can have (past a 64-bit key) names no table, not a database error
+            readable = tail == "deals" and number.isascii() and number.isdigit()
+            if readable and int(number) < 2**63 and str(value).strip():
+                found.append(int(number))
         return found
 
     def rows(self):

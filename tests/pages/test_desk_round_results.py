@@ -309,3 +309,15 @@ def test_the_service_refuses_a_match_of_another_round_and_saves_the_rest():
     )
     assert [(o.saved, bool(o.refusal)) for o in outcomes] == [(False, True), (True, False)]
     assert not ResultVersion.objects.filter(match=elsewhere).exists()
+
+
+def test_a_table_id_past_any_key_names_no_table_and_is_no_server_error(client):
+    """A hand-made post naming a table by an id larger than a 64-bit key: SQLite (the embedded
+    default) could not even compare it and answered 500."""
+    tournament = build_tournament(4, slug="fuori-scala", play=False)
+    _desk(client, tournament)
+    round_ = _first_round(tournament)
+    url = reverse("desk:round-results", args=[tournament.slug, round_.pk])
+    response = client.post(url, {"t99999999999999999999999-deals": HOME_WINS})
+    assert response.status_code < 500
+    assert not Match.objects.filter(round=round_, status=Match.Status.DONE).exists()
