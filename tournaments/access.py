@@ -217,6 +217,15 @@ def withheld_results(user, tournament) -> frozenset[int]:
     return frozenset(duplicate.secret_tables_of(tournament))
 
 
+def withheld_results_anywhere() -> frozenset[int]:
+    """:func:`withheld_results` for a visitor over every tournament at once: what a page
+    reading all tournaments together (the ratings, which would move after a secret table's
+    result) may not take in yet."""
+    from tournaments.services import duplicate  # the services import this module
+
+    return frozenset(duplicate.secret_tables_anywhere())
+
+
 # --- querysets --------------------------------------------------------------------------------
 
 

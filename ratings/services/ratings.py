@@ -86,22 +86,14 @@ def result_of(
 
 def withheld_match_ids() -> set[int]:
     """The matches whose result the public may not read yet (``tournaments.access.
-    withheld_results`` for a visitor: the tables of a running duplicate stage that hold a board
+    withheld_results_anywhere``: the tables of a running duplicate stage that hold a board
     some table has still to play). A rating that moved after one would tell how the board went,
     on the player pages, the rating lists and the seeding alike, so they are not rated until
     the policy shows them (the board opens, or the stage closes); rated meanwhile, they count
     again as out of order. One query when no duplicate stage is running."""
-    from tournaments.access import withheld_results
-    from tournaments.models import Stage, Tournament
+    from tournaments.access import withheld_results_anywhere
 
-    running = Tournament.objects.filter(
-        stages__kind=Stage.Kind.DUPLICATE,
-        stages__status__in=[Stage.Status.PENDING, Stage.Status.RUNNING],
-    ).distinct()
-    withheld: set[int] = set()
-    for tournament in running:
-        withheld |= withheld_results(None, tournament)
-    return withheld
+    return set(withheld_results_anywhere())
 
 
 def _rateable(qs):

@@ -482,12 +482,18 @@ def secret_tables(board_set: BoardSet) -> set[int]:
 def secret_tables_of(tournament: Any) -> set[int]:
     """The ids of the matches of `tournament` that hold a board still secret, over every
     duplicate stage not yet closed (one query when it has none)."""
+    return _secret_tables_among(BoardSet.objects.filter(stage__tournament=tournament))
+
+
+def secret_tables_anywhere() -> set[int]:
+    """:func:`secret_tables_of` over every tournament at once (one query when no duplicate
+    stage is under way): for what the public reads across tournaments, the ratings."""
+    return _secret_tables_among(BoardSet.objects.all())
+
+
+def _secret_tables_among(board_sets: Any) -> set[int]:
     secret: set[int] = set()
-    for board_set in (
-        BoardSet.objects.filter(stage__tournament=tournament)
-        .exclude(stage__status=Stage.Status.CLOSED)
-        .select_related("stage")
-    ):
+    for board_set in board_sets.exclude(stage__status=Stage.Status.CLOSED).select_related("stage"):
         secret |= secret_tables(board_set)
     return secret
 
