@@ -7,9 +7,12 @@ clients of its own public tournament:
   socket, each read, decoded and re-encoded by daphne;
 - ``pubsub`` (``LIVE_BROADCAST=0``, channels_redis's pub/sub layer): one message per process,
   decoded once, but dispatched to each consumer, which encodes its JSON;
-- ``broadcast`` (the default, ``live/broadcast.py``): one ``PUBLISH`` of the encoded frame, one
-  subscription per group and process, the frame written to each local socket;
-- ``uvicorn``: the broadcast served by uvicorn (``--ws websockets``) in daphne's place.
+- ``broadcast`` (``live/broadcast.py``): one ``PUBLISH`` of the encoded frame, one
+  subscription per group and process, the frame written to each local socket, by daphne;
+- ``uvicorn``: the broadcast served by uvicorn with the ``websockets`` library's legacy protocol
+  (``--ws websockets``, per-message deflate on);
+- ``push`` (what a site runs, ``python -m config.push``): the broadcast served by uvicorn with
+  websockets' sans-I/O protocol, no per-message deflate.
 
 Results are announced the way a saved result is (``live.signals.announce_result``: the version
 moved, the match's row rendered in both languages), to each server in turn, the order rotated
@@ -59,11 +62,14 @@ MODES = {
     "broadcast": ({"LIVE_BROADCAST": "1", "CHANNEL_LAYER_BACKEND": CORE}, CORE, True),
     # the same broadcast served by uvicorn (its websockets implementation) instead of daphne
     "uvicorn": ({"LIVE_BROADCAST": "1", "CHANNEL_LAYER_BACKEND": CORE}, CORE, True),
+    "push": ({"LIVE_BROADCAST": "1", "CHANNEL_LAYER_BACKEND": CORE}, CORE, True),
 }
 
 
 def server_command(mode: str, port: int) -> list[str]:
     bin_dir = Path(sys.executable).parent
+    if mode == "push":
+        return [sys.executable, "-m", "config.push", "--port", str(port), "--no-proxy"]
     if mode == "uvicorn":
         return [str(bin_dir / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1",
                 "--port", str(port), "--log-level", "warning", "--no-access-log",

@@ -4,10 +4,10 @@ The goal of issue 32 as one command. In a throwaway copy of the configured Postg
 it builds a public open of ``--lines`` lines (default 1,000) and pairs its first round (500
 tables), issues each playing line its private link, and starts the real servers on loopback:
 gunicorn (``config.wsgi``, ``--processes`` workers x ``--threads`` threads), ``--processes``
-daphne processes (``config.asgi``; no proxy in front: the spectators are spread over their ports
-round-robin) and one Celery worker (the phone path itself enqueues nothing, but each result
-enqueues the rating update, which a venue's worker runs meanwhile). PostgreSQL and Redis
-(channel layer, cache, broker) are the environment's.
+push processes (``python -m config.push``, uvicorn; ``--push daphne`` for daphne; no proxy in
+front: the spectators are spread over their ports round-robin) and one Celery worker (the phone
+path itself enqueues nothing, but each result enqueues the rating update, which a venue's worker
+runs meanwhile). PostgreSQL and Redis (channel layer, cache, broker) are the environment's.
 
 Then, at a pace (``--pace window``: ``--results`` results spread over ``--window-s`` seconds,
 500 in 600 s by default; ``burst``: 300 in 180 s; ``max``: as fast as ``--phones`` phones go),
@@ -35,14 +35,14 @@ never holds the final content ``--drain-s`` seconds after the last result is a *
 delivery**. Also: the phone requests' times (each save's p95), bytes per result per spectator
 (WebSocket payloads plus HTTP responses as they came on the wire), failed handshakes, CPU
 seconds per process from the first result until every screen holds the last one (gunicorn,
-daphne, the worker, the PostgreSQL backends of the bench's database, the whole Redis server,
-shared with other users, the spectators' process, the phones' process), daphne's memory per
+the push, the worker, the PostgreSQL backends of the bench's database, the whole Redis server,
+shared with other users, the spectators' process, the phones' process), the push's memory per
 socket, and the load average at start and end. Every client runs on the same two cores as the
 servers: read their CPU beside the servers'.
 
 ``--chromium M`` adds M real pages in headless Chromium, CPU throttled 4x as a phone's (CDP
 ``Emulation.setCPUThrottlingRate``), reporting when the new row is in their DOM. No proxy routes
-``/ws/`` here, so daphne serves those pages whole (``config.asgi`` serves HTTP too).
+``/ws/`` here, so the push serves those pages whole (``config.asgi`` serves HTTP too).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/scopa_bench \\
     CHANNEL_LAYER_URL=redis://127.0.0.1:6379/9 CACHE_URL=redis://127.0.0.1:6379/10 \\
@@ -710,18 +710,15 @@ def start_servers(args: argparse.Namespace, env: dict[str, str], limit: int) -> 
     push, push_ports = [], []
     for _ in range(args.processes):
         port = free_port()
+        if args.push == "daphne":
+            command = [str(bin_dir / "daphne"), "-b", "127.0.0.1", "-p", str(port), "-v", "0",
+                       "config.asgi:application"]  # fmt: skip
+        else:  # what a site runs (docs/deployment.md); behind --proxy it reads X-Forwarded-For
+            command = [sys.executable, "-m", "config.push", "--port", str(port)]
+            command += [] if args.proxy else ["--no-proxy"]
         push.append(
             subprocess.Popen(
-                [
-                    str(bin_dir / "daphne"),
-                    "-b",
-                    "127.0.0.1",
-                    "-p",
-                    str(port),
-                    "-v",
-                    "0",
-                    "config.asgi:application",
-                ],
+                command,
                 cwd=ROOT,
                 env=env,
                 preexec_fn=fds,
@@ -753,7 +750,7 @@ def start_servers(args: argparse.Namespace, env: dict[str, str], limit: int) -> 
     deadline = time.monotonic() + 90
     wait_for(web_port, deadline, "gunicorn")
     for port in push_ports:
-        wait_for(port, deadline, "daphne")
+        wait_for(port, deadline, args.push)
     return Servers(web, web_port, push, push_ports, worker)
 
 
@@ -771,7 +768,7 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 def postgres_backends(database: str) -> list[int]:
-    """The PostgreSQL server processes serving the bench's database (gunicorn's, daphne's and
+    """The PostgreSQL server processes serving the bench's database (gunicorn's, the push's and
     the worker's connections)."""
     import psycopg
     from machine import database_url
@@ -838,14 +835,14 @@ async def venue(
     print(
         f"{connected}/{len(spectators)} spectators connected and holding the page in "
         f"{time.perf_counter() - started:.1f} s ({bench.failed_handshakes} failed handshakes); "
-        f"daphne RSS {rss_before / 1024:.0f} -> {rss_after / 1024:.0f} MiB: "
+        f"{args.push} RSS {rss_before / 1024:.0f} -> {rss_after / 1024:.0f} MiB: "
         f"{(rss_after - rss_before) / max(connected, 1):.1f} KiB per socket",
         flush=True,
     )
 
     chromium = Chromium(args.chromium)
     if args.chromium:
-        # no proxy sends /ws/ to daphne here: the real pages are served whole by daphne
+        # no proxy sends /ws/ to the push here: the real pages are served whole by the push
         # (config.asgi serves HTTP too), so their socket is on the same host and port
         pushing = await chromium.open(
             f"http://127.0.0.1:{servers.push_ports[0]}{path}", sorted(bench.watched)
@@ -856,7 +853,7 @@ async def venue(
         own = set(children(os.getpid())) - {os.getpid()}
         found = {
             "gunicorn": children(servers.web.pid),
-            "daphne": [p.pid for p in servers.push],
+            f"push ({args.push})": [p.pid for p in servers.push],
             **({"nginx": children(servers.proxy.pid)} if servers.proxy else {}),
             "worker": children(servers.worker.pid) if servers.worker else [],
             "PostgreSQL (bench's backends)": postgres_backends(database),
@@ -1011,14 +1008,20 @@ def main() -> None:
         "--processes",
         type=int,
         default=1,
-        help="gunicorn workers and daphne processes (no proxy: spectators are "
-        "spread over the daphne ports)",
+        help="gunicorn workers and push processes (no proxy: spectators are "
+        "spread over the push ports)",
     )
     parser.add_argument(
         "--chromium",
         type=int,
         default=0,
         help="real Chromium pages among the screens (CPU throttled 4x)",
+    )
+    parser.add_argument(
+        "--push",
+        choices=["uvicorn", "daphne"],
+        default="uvicorn",
+        help="the push server: uvicorn as python -m config.push runs it (the site's), or daphne",
     )
     parser.add_argument("--threads", type=int, default=4, help="threads per gunicorn worker")
     parser.add_argument(
@@ -1088,7 +1091,7 @@ def main() -> None:
             servers.web_port, servers.push_ports = port, [port]
         print(
             f"gunicorn 127.0.0.1:{servers.web_port} ({args.processes} x {args.threads} threads), "
-            f"daphne on {', '.join(map(str, servers.push_ports))}"
+            f"{args.push} on {', '.join(map(str, servers.push_ports))}"
             f"{' (nginx: one port for all)' if args.proxy else ''}, "
             f"{'one Celery worker' if servers.worker else 'no worker'}; channel layer "
             f"{settings.CHANNEL_LAYER_URL}, cache {os.environ.get('CACHE_URL', 'default')}; "

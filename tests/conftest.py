@@ -114,6 +114,50 @@ def require_shared_database():
         pytest.skip("the forked daphne cannot read an in-memory SQLite database: set DATABASE_URL")
 
 
+def _serve_push(port: int) -> None:
+    """A forked push process: uvicorn with the options ``python -m config.push`` gives it."""
+    import uvicorn
+
+    from config.asgi import application
+    from config.push import options
+
+    uvicorn.Server(uvicorn.Config(application, **options("127.0.0.1", port, proxied=False))).run()
+
+
+@pytest.fixture
+def push_server(channel_layer, eager_celery):
+    """The project's ASGI application served as a site serves its push (``config.push``:
+    uvicorn), forked like ``daphne_server`` so that it shares this test's settings."""
+    import multiprocessing
+    import socket
+    import time
+
+    from django.db import connections
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    connections.close_all()  # the fork must not share this process's database sockets
+    server = multiprocessing.get_context("fork").Process(target=_serve_push, args=(port,))
+    server.start()
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the push process did not start"
+                time.sleep(0.05)
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.join(5)
+        if server.is_alive():
+            server.kill()
+            server.join()
+
+
 @pytest.fixture
 def daphne_server(channel_layer, eager_celery):
     """The project's ASGI application served by a real daphne in a forked process (channels'

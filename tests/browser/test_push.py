@@ -1,4 +1,5 @@
-"""The push in a browser: the desk and a public standings page, served by a real daphne with the
+"""The push in a browser: the desk and a public standings page, served by a real server (daphne,
+the development server's; the site's push, ``config.push``, for the round page) with the
 Redis channel layer, change within a second or two of a result coming into force (their polls
 run every 15 s, so only the push can do it). The fallback (no socket: polling) is
 ``test_pages.test_running_tournament_updates_without_reload``."""
@@ -97,7 +98,7 @@ SAME_ROW = """([id, html]) => {
 
 @pytest.fixture
 def shared_cache(settings):
-    """The page cache in Redis, as with several server processes: the forked daphne and this
+    """The page cache in Redis, as with several server processes: the forked server and this
     test (which enters the results) see the same stamps and versions (skipped without Redis)."""
     import uuid
 
@@ -105,7 +106,7 @@ def shared_cache(settings):
 
     url = _redis_url()
     if not url:
-        pytest.skip("needs Redis for a cache shared with the forked daphne")
+        pytest.skip("needs Redis for a cache shared with the forked server")
     settings.CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -116,7 +117,7 @@ def shared_cache(settings):
 
 
 def test_a_countersigned_result_is_on_the_round_page_and_the_standings_at_once(
-    browser, shared_cache, daphne_server
+    browser, shared_cache, push_server
 ):
     """The round page swaps in the row the push carries (no request: the exact row the page
     would render), the standings fetch themselves; a page whose socket was cut while a result
@@ -127,7 +128,7 @@ def test_a_countersigned_result_is_on_the_round_page_and_the_standings_at_once(
     tournament = factories.tournament(lines=4)
     Tournament.objects.filter(pk=tournament.pk).update(status=Tournament.Status.RUNNING)
     first, second = [m for m in factories.matches(tournament) if m.home_id and m.away_id][:2]
-    base = f"http://{daphne_server}"
+    base = f"http://{push_server}"
     context = browser.new_context(base_url=base, locale="it-IT")
     context.add_init_script(SOCKETS)
 

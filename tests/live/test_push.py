@@ -1,6 +1,7 @@
 """Live pages: a result entered through the API reaches a connected WebSocket within a second
-(a real daphne; the Redis channel layer when the environment has Redis, the in-memory one
-otherwise); the sockets follow the access policy (public pages, the desk)."""
+(a real server, the site's push and daphne; the Redis channel layer when the environment has
+Redis, the in-memory one otherwise); the sockets follow the access policy (public pages, the
+desk)."""
 
 import asyncio
 import functools
@@ -24,10 +25,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 HEADERS = [(b"origin", b"http://127.0.0.1"), (b"host", b"127.0.0.1")]
 
 
-def test_a_result_entered_through_the_api_reaches_a_connected_socket(daphne_server):
-    """An API client's POST to a real daphne; a WebSocket client of that daphne (through the
-    Redis channel layer when the environment has Redis) hears it within a second."""
+@pytest.mark.parametrize("server", ["push_server", "daphne_server"])
+def test_a_result_entered_through_the_api_reaches_a_connected_socket(server, request):
+    """An API client's POST to a real server, the site's push (``config.push``) or daphne (the
+    development server's); a WebSocket client of that server (through the Redis channel layer
+    when the environment has Redis) hears it within a second."""
     require_shared_database()
+    daphne_server = request.getfixturevalue(server)
     import requests
     import websockets
     from rest_framework.authtoken.models import Token
@@ -49,6 +53,8 @@ def test_a_result_entered_through_the_api_reaches_a_connected_socket(daphne_serv
     async def scenario():
         socket_url = f"ws://{daphne_server}/ws/t/{tournament.slug}/"
         async with websockets.connect(socket_url, origin="http://127.0.0.1") as socket:
+            if server == "push_server":  # a frame is not compressed again for every socket
+                assert "Sec-WebSocket-Extensions" not in socket.response.headers
             response = await asyncio.to_thread(post)
             assert response.status_code == 202, response.content
             # The result is in force once the POST has answered (eager verification); the
