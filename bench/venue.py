@@ -68,6 +68,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -422,6 +423,7 @@ class Spectator:
         try:
             status, got, body, wire = await http_get(self.bench.web_port, self.bench.path, headers)
             self.bytes_in += wire
+            self.bench.statuses.append((time.perf_counter(), status))
             if self.bench.measuring:
                 self.bench.fetches += 1
             if status == 200:
@@ -480,6 +482,7 @@ class Spectator:
                         url, origin=origin, open_timeout=30, ping_interval=None, max_queue=None
                     )
                 was_open = self.connected = True
+                self.bench.opened.append(time.perf_counter())
                 opened.set()
                 self.refresh()  # anything missed while the socket was down
                 async for raw in sock:
@@ -519,6 +522,8 @@ class Venue:
     failed_handshakes: int = 0
     closed_sockets: int = 0
     bytes_before: dict[int, int] = field(default_factory=dict)
+    opened: list[float] = field(default_factory=list)  # when each socket opened
+    statuses: list[tuple[float, int]] = field(default_factory=list)  # fragment answers
 
 
 # --------------------------------------------------------------------------- real pages
@@ -603,6 +608,9 @@ class Servers:
     push_ports: list[int]
     worker: subprocess.Popen[bytes] | None
     proxy: subprocess.Popen[bytes] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    fds: Callable[[], None] = lambda: None
+    bound: list[int] = field(default_factory=list)  # the push processes' own ports
 
     def all(self) -> list[subprocess.Popen[bytes]]:
         return [
@@ -707,24 +715,8 @@ def start_servers(args: argparse.Namespace, env: dict[str, str], limit: int) -> 
         env=env,
         preexec_fn=fds,
     )
-    push, push_ports = [], []
-    for _ in range(args.processes):
-        port = free_port()
-        if args.push == "daphne":
-            command = [str(bin_dir / "daphne"), "-b", "127.0.0.1", "-p", str(port), "-v", "0",
-                       "config.asgi:application"]  # fmt: skip
-        else:  # what a site runs (docs/deployment.md); behind --proxy it reads X-Forwarded-For
-            command = [sys.executable, "-m", "config.push", "--port", str(port)]
-            command += [] if args.proxy else ["--no-proxy"]
-        push.append(
-            subprocess.Popen(
-                command,
-                cwd=ROOT,
-                env=env,
-                preexec_fn=fds,
-            )
-        )
-        push_ports.append(port)
+    push_ports = [free_port() for _ in range(args.processes)]
+    push = [start_push(args, port, env, fds) for port in push_ports]
     worker = None
     if not args.no_worker:  # its output (Celery's warning about root, errors) in a file
         log = open(f"/tmp/venue-worker-{os.getpid()}.log", "wb")  # noqa: SIM115
@@ -751,7 +743,20 @@ def start_servers(args: argparse.Namespace, env: dict[str, str], limit: int) -> 
     wait_for(web_port, deadline, "gunicorn")
     for port in push_ports:
         wait_for(port, deadline, args.push)
-    return Servers(web, web_port, push, push_ports, worker)
+    return Servers(web, web_port, push, push_ports, worker, env=env, fds=fds, bound=push_ports)
+
+
+def start_push(
+    args: argparse.Namespace, port: int, env: dict[str, str], fds: Callable[[], None]
+) -> subprocess.Popen[bytes]:
+    bin_dir = Path(sys.executable).parent
+    if args.push == "daphne":
+        command = [str(bin_dir / "daphne"), "-b", "127.0.0.1", "-p", str(port), "-v", "0",
+                   "config.asgi:application"]  # fmt: skip
+    else:  # what a site runs (docs/deployment.md); behind --proxy it reads X-Forwarded-For
+        command = [sys.executable, "-m", "config.push", "--port", str(port)]
+        command += [] if args.proxy else ["--no-proxy"]
+    return subprocess.Popen(command, cwd=ROOT, env=env, preexec_fn=fds)
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -798,6 +803,47 @@ class Cpu:
                 for pid in set(pids) | set(before)
             )
         return spent
+
+
+async def restart_push(
+    args: argparse.Namespace, servers: Servers, spectators: list[Spectator], bench: Venue
+) -> dict[str, Any]:
+    """Every push process stopped (SIGTERM, as a deploy does) and started again on its port;
+    then, until every spectator holds a socket again: how long, failed handshakes, the fragment
+    requests of the storm (200 or 304) and gunicorn's CPU meanwhile."""
+    from machine import wait_for
+
+    loop = asyncio.get_running_loop()
+    began = time.perf_counter()
+    handshakes = bench.failed_handshakes
+    web = Cpu({"gunicorn": children(servers.web.pid)})
+    for process in servers.push:
+        process.terminate()
+    await loop.run_in_executor(None, lambda: [stop(p) for p in servers.push])
+    stopped = time.perf_counter()
+    servers.push = [start_push(args, port, servers.env, servers.fds) for port in servers.bound]
+    deadline = time.monotonic() + 90
+    for port in servers.bound:
+        await loop.run_in_executor(None, wait_for, port, deadline, args.push)
+    listening = time.perf_counter()
+    while sum(s.connected for s in spectators) < len(spectators):
+        if time.perf_counter() - began > 180:
+            break
+        await asyncio.sleep(0.05)
+    back = time.perf_counter()
+    await asyncio.sleep(2.0)  # the last refetches
+    answers = [status for at, status in bench.statuses if at >= began]
+    return {
+        "began": began,
+        "back": back,
+        "stopped_s": stopped - began,
+        "listening_s": listening - began,
+        "back_s": back - began,
+        "reconnected": sum(s.connected for s in spectators),
+        "failed_handshakes": bench.failed_handshakes - handshakes,
+        "answers": {status: answers.count(status) for status in sorted(set(answers))},
+        "gunicorn_cpu_s": web.since({"gunicorn": children(servers.web.pid)})["gunicorn"],
+    }
 
 
 async def venue(
@@ -895,11 +941,15 @@ async def venue(
     bench.measuring = True
     records: list[dict[str, Any]] = []
     loop = asyncio.get_running_loop()
+    restart: asyncio.Task[dict[str, Any]] | None = None
     while True:
         record = await loop.run_in_executor(None, out.get)
         if record is None:
             break
         records.append(record)
+        if len(records) == args.restart_push_after:
+            print(f"  restarting the push after {len(records)} results", flush=True)
+            restart = asyncio.create_task(restart_push(args, servers, spectators, bench))
         if len(records) % max(1, n // 10) == 0:
             print(f"  {len(records)}/{n} results entered", flush=True)
     entered_at = time.perf_counter()
@@ -911,6 +961,7 @@ async def venue(
 
     while not all_changed() and time.perf_counter() - entered_at < args.drain_s:
         await asyncio.sleep(0.2)
+    storm = await restart if restart is not None else None
     spent = cpu.since(roles())  # entry, and the deliveries still under way when it ended
     drained_s = time.perf_counter() - begin
     bench.measuring = False
@@ -986,6 +1037,28 @@ async def venue(
             f"countersign -> new row in a Chromium page's DOM: {spread(real)}; "
             f"missing {absent} of {len(ok) * args.chromium}"
         )
+    if storm is not None:
+        during = [
+            (times[0] - record["sent"]) * 1000
+            for record in ok
+            if storm["began"] <= record["sent"] <= storm["back"]
+            for spectator in spectators
+            for times in [
+                [
+                    t
+                    for value, t in spectator.held.get(f"m-{record['match']}", [])
+                    if value == final.get(f"m-{record['match']}")
+                ]
+            ]
+            if times
+        ]
+        print(
+            f"push restarted: stopped in {storm['stopped_s']:.1f} s, listening again at "
+            f"{storm['listening_s']:.1f} s, {storm['reconnected']}/{len(spectators)} sockets back "
+            f"at {storm['back_s']:.1f} s; failed handshakes {storm['failed_handshakes']}; "
+            f"fragment answers {storm['answers']}; gunicorn {storm['gunicorn_cpu_s']:.2f} CPU-s; "
+            f"results countersigned meanwhile -> on screen: {spread(during)}"
+        )
     print(f"load average at start {load_start}, at end {load_end}")
 
 
@@ -1028,6 +1101,13 @@ def main() -> None:
         "--proxy",
         action="store_true",
         help="nginx in front (docs/deployment.md): phones, pages and sockets on its one port",
+    )
+    parser.add_argument(
+        "--restart-push-after",
+        type=int,
+        default=0,
+        metavar="K",
+        help="stop and start every push process after K results (a deploy): the reconnection",
     )
     parser.add_argument("--phones", type=int, default=8, help="concurrent phones at --pace max")
     parser.add_argument("--checks", type=int, default=2, help="/check/ posts per sheet")
