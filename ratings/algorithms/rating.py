@@ -198,13 +198,15 @@ def unit_subject(players: Iterable[int]) -> Subject:
     return Subject(Pool.PAIR_UNITS, a, b)
 
 
-def teams_for(game: Game, pool: Pool) -> tuple[list[Subject], list[Subject]]:
+def side_for(players: tuple[int, ...], pool: Pool) -> list[Subject]:
+    """The subjects one line's players are rated as in ``pool``."""
     if pool is Pool.PAIR_UNITS:
-        return [unit_subject(game.home)], [unit_subject(game.away)]
-    return (
-        [Subject(pool, p) for p in game.home],
-        [Subject(pool, p) for p in game.away],
-    )
+        return [unit_subject(players)]
+    return [Subject(pool, p) for p in players]
+
+
+def teams_for(game: Game, pool: Pool) -> tuple[list[Subject], list[Subject]]:
+    return side_for(game.home, pool), side_for(game.away, pool)
 
 
 def _model(params: Params) -> PlackettLuce:
@@ -222,6 +224,9 @@ _TALLY = {"win": (1, 0, 0), "draw": (0, 1, 0), "loss": (0, 0, 1)}
 _SIDES = {result: tuple((o, *_TALLY[o]) for o in pair) for result, pair in _OUTCOME.items()}
 
 
+_new_tuple = tuple.__new__  # a named tuple built without its ``__new__``'s Python frame
+
+
 class Rater:
     """Applies games to a mutable map of states; the map is the only thing that changes."""
 
@@ -236,67 +241,86 @@ class Rater:
         # ``model.rating()`` builds a new one with a fresh uuid4, which cost a full replay
         # more than openskill's own arithmetic (``rate`` copies its input, never changes it).
         self._inputs: dict[Subject, PlackettLuceRating] = {}
+        # Each line's subjects in a pool and their rating objects, made once: a line plays
+        # many games, and building its subjects for each cost a replay more than the rest of
+        # this wrapper.
+        self._sides: dict[
+            tuple[Pool, tuple[int, ...]], tuple[list[Subject], list[PlackettLuceRating]]
+        ] = {}
 
     def state(self, subject: Subject) -> State:
         return self.states.get(subject, self._initial)
 
+    def _side(
+        self, pool: Pool, players: tuple[int, ...]
+    ) -> tuple[list[Subject], list[PlackettLuceRating]]:
+        subjects = side_for(players, pool)
+        inputs = self._inputs
+        for s in subjects:
+            if s not in inputs:
+                inputs[s] = self.model.rating()
+        side = self._sides[(pool, players)] = (subjects, [inputs[s] for s in subjects])
+        return side
+
     def apply(self, game: Game) -> list[Change]:
         """Rate one game in every pool its line size belongs to; returns the changes made."""
-        size = len(game.home)
-        if size != len(game.away) or size == 0:
+        home_players, away_players, result = game.home, game.away, game.result
+        size = len(home_players)
+        if size != len(away_players) or size == 0:
             return []
         changes: list[Change] = []
         append = changes.append
         key = game.key
         on = key.played_on
         get, initial, put = self.states.get, self._initial, self.states.__setitem__
-        ranks, sides = _RANKS[game.result], _SIDES[game.result]
+        sides_get, sigma_on = self._sides.get, self._sigma_on
+        ranks = _RANKS[result]
+        # a player twice in one game (not a real match): openskill gets objects of its own
+        distinct = len(set(home_players + away_players)) == 2 * size
         for pool in pools_for(size):
-            home, away = teams_for(game, pool)
-            befores = ([get(s, initial) for s in home], [get(s, initial) for s in away])
-            # a subject twice in one game (not a real match) gets objects of its own
-            shared = len(set(home) | set(away)) == len(home) + len(away)
-            teams = [
-                [self._input(s, st, on, shared) for s, st in zip(home, befores[0], strict=True)],
-                [self._input(s, st, on, shared) for s, st in zip(away, befores[1], strict=True)],
-            ]
+            home = sides_get((pool, home_players)) or self._side(pool, home_players)
+            away = sides_get((pool, away_players)) or self._side(pool, away_players)
+            befores = ([get(s, initial) for s in home[0]], [get(s, initial) for s in away[0]])
+            if distinct:
+                for side_befores, inputs in ((befores[0], home[1]), (befores[1], away[1])):
+                    for st, rating in zip(side_befores, inputs, strict=True):
+                        rating.mu = st.mu
+                        rating.sigma = sigma_on(st, on)
+                teams = [home[1], away[1]]
+            else:
+                teams = [
+                    [self.model.rating(mu=st.mu, sigma=sigma_on(st, on)) for st in side]
+                    for side in befores
+                ]
             rated = self.model.rate(teams, ranks=ranks)
-            for subjects, side_befores, new, (outcome, won, drew, lost) in zip(
-                (home, away), befores, rated, sides, strict=True
+            for (subjects, _), side_befores, new, (outcome, won, drew, lost) in zip(
+                (home, away), befores, rated, _SIDES[result], strict=True
             ):
                 for subject, before, r in zip(subjects, side_befores, new, strict=True):
-                    last = before.last_played
-                    after = State(
-                        r.mu,
-                        r.sigma,
-                        before.games + 1,
-                        before.wins + won,
-                        before.draws + drew,
-                        before.losses + lost,
-                        on if last is None or on >= last else last,
+                    _, _, games, wins, draws, losses, last = before
+                    after = _new_tuple(
+                        State,
+                        (
+                            r.mu,
+                            r.sigma,
+                            games + 1,
+                            wins + won,
+                            draws + drew,
+                            losses + lost,
+                            on if last is None or on >= last else last,
+                        ),
                     )
                     put(subject, after)
-                    append(Change(subject, key, before, after, outcome))
+                    append(_new_tuple(Change, (subject, key, before, after, outcome)))
         return changes
 
-    def _input(
-        self, subject: Subject, state: State, on: date, shared: bool = True
-    ) -> PlackettLuceRating:
-        """The subject's rating as openskill takes it for a game on ``on`` (sigma widened)."""
+    def _sigma_on(self, state: State, on: date) -> float:
+        """The subject's sigma as openskill takes it for a game on ``on`` (widened)."""
         last = state.last_played
         # ``widened_sigma``, its no-idle-month case (most games) decided here without a call
         if last is None or (on - last).days < 30:
-            sigma = state.sigma
-        else:
-            sigma = widened_sigma(state, on, self.params)
-        if not shared:
-            return self.model.rating(mu=state.mu, sigma=sigma)
-        rating = self._inputs.get(subject)
-        if rating is None:
-            rating = self._inputs[subject] = self.model.rating()
-        rating.mu = state.mu
-        rating.sigma = sigma
-        return rating
+            return state.sigma
+        return widened_sigma(state, on, self.params)
 
     def replay(self, games: Iterable[Game]) -> list[Change]:
         changes: list[Change] = []

@@ -172,6 +172,26 @@ def _change_key_filter(start: GameKey, prefix: str = "") -> Q:
     )
 
 
+def _stream(qs) -> Iterator[tuple]:
+    """The rows of a ``values_list`` query, streamed (a server-side cursor on PostgreSQL).
+
+    On PostgreSQL the rows come from a cursor of this module's whose time stamps psycopg
+    parses in C: Django's loader for them (a Python subclass, to set the time zone) cost a
+    full read more than every other column together. The instants are the same (aware, in
+    the connection's time zone); dates and numbers load as Django's cursors load them."""
+    if connection.vendor != "postgresql":
+        yield from qs.iterator(chunk_size=BATCH)
+        return
+    from psycopg.types.datetime import TimestamptzLoader  # psycopg swaps in its C loader
+
+    sql, params = qs.query.sql_with_params()
+    with connection.chunked_cursor() as cursor:
+        cursor.cursor.adapters.register_loader("timestamptz", TimestamptzLoader)
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(BATCH):
+            yield from rows
+
+
 def load_games(start: GameKey | None = None, match_ids: Iterable[int] | None = None) -> list[Game]:
     """The rateable games of the log (from ``start`` on, or just ``match_ids``), in key order."""
     return _load_games(start, match_ids)[0]
@@ -203,8 +223,8 @@ def _load_games(
     stamps: dict[int, datetime] = {}
     # streamed (a server-side cursor on PostgreSQL, inside the caller's transaction): a full
     # log is read in chunks, not fetched as one result set first
-    for row in qs.values_list(*_KEY_FIELDS, "updated_at").iterator(chunk_size=BATCH):
-        rows.append(row[:-1])
+    for row in _stream(qs.values_list(*_KEY_FIELDS, "updated_at")):
+        rows.append(row)
         stamps[row[0]] = row[-1]
         done += 1
         if progress is not None and not done % BATCH:
@@ -213,15 +233,19 @@ def _load_games(
         if progress is not None:
             progress("reading", total, total)
         return [], stamps
-    ids = [r[0] for r in rows]
-    results: dict[int, dict[int, tuple[int, bool]]] = defaultdict(dict)
+    # each line's points in a match, and the matches where a result says drawn: flat, one
+    # entry a result row (a dict a match cost a full read as much as the query's rows)
+    points: dict[tuple[int, int], int] = {}
+    drawn_ids: set[int] = set()
     line_ids: set[int] = set()
     for r in rows:
         line_ids.update((r[5], r[6]))
-    if start is not None or match_ids is not None:
-        res_qs = res_qs.filter(match_id__in=ids) if len(ids) < 20000 else res_qs
-    for match_id, line_id, points, drawn in res_qs.iterator(chunk_size=BATCH):
-        results[match_id][line_id] = (points, drawn)
+    if (start is not None or match_ids is not None) and len(rows) < 20000:
+        res_qs = res_qs.filter(match_id__in=[r[0] for r in rows])
+    for match_id, line_id, line_points, drawn in _stream(res_qs):
+        points[match_id, line_id] = line_points
+        if drawn:
+            drawn_ids.add(match_id)
         done += 1
         if progress is not None and not done % BATCH:
             progress("reading", min(done, total), total)
@@ -229,28 +253,27 @@ def _load_games(
     mem_qs = LineMember.objects.values_list("line_id", "position", "player_id")
     if len(line_ids) < 20000:
         mem_qs = mem_qs.filter(line_id__in=line_ids)
-    for line_id, position, player_id in mem_qs.iterator(chunk_size=BATCH):
+    for line_id, position, player_id in _stream(mem_qs):
         members[line_id].append((position, player_id))
     players = {line: tuple(p for _, p in sorted(ms)) for line, ms in members.items()}
 
-    games = []
-    for mid, rnd, stage, tid, start_date, home, away, outcome, offender, winner in rows:
-        res = results.get(mid, {})
-        home_res, away_res = res.get(home), res.get(away)
+    games: list[Game] = []
+    append, lookup, line_players = games.append, points.get, players.get
+    for mid, rnd, stage, tid, start_date, home, away, outcome, offender, winner, _ in rows:
         result = result_of(
             outcome=outcome,
             home_id=home,
             away_id=away,
             offender_id=offender,
             winner_id=winner,
-            drawn=any(d for _, d in res.values()),
-            home_points=home_res[0] if home_res else None,
-            away_points=away_res[0] if away_res else None,
+            drawn=mid in drawn_ids,
+            home_points=lookup((mid, home)),
+            away_points=lookup((mid, away)),
         )
-        hp, ap = players.get(home, ()), players.get(away, ())
+        hp, ap = line_players(home, ()), line_players(away, ())
         if result is None or not hp or len(hp) != len(ap):
             continue
-        games.append(Game(GameKey(start_date, tid, stage, rnd, mid), hp, ap, result))
+        append(Game(GameKey(start_date, tid, stage, rnd, mid), hp, ap, result))
     games.sort(key=lambda g: g.key)
     if progress is not None:
         progress("reading", total, total)
@@ -355,14 +378,24 @@ def _insert_rows(
     """Append plain rows in order: COPY on PostgreSQL, executemany elsewhere.
 
     Skipping model instances is what keeps a 100,000-match replay within seconds (the profile
-    showed ``bulk_create`` spending most of its time building and preparing instances). Floats
-    travel as their shortest exact text, so they read back bit-identical.
+    showed ``bulk_create`` spending most of its time building and preparing instances). The
+    ``COPY`` is binary, each column's type read from the catalog: floats travel as their eight
+    bytes (bit-identical), and psycopg packs a row in a sixth of the CPU text took (a float's
+    shortest text cost most of it).
     """
     table = connection.ops.quote_name(table or model._meta.db_table)
     cols = ", ".join(connection.ops.quote_name(c) for c in columns)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            with cursor.cursor.copy(f"COPY {table} ({cols}) FROM STDIN") as copy:
+            cursor.execute(
+                "SELECT attname, atttypid FROM pg_attribute WHERE attrelid = %s::regclass "
+                "AND attnum > 0 AND NOT attisdropped",
+                [table],
+            )
+            types = dict(cursor.fetchall())
+            copy_sql = f"COPY {table} ({cols}) FROM STDIN (FORMAT BINARY)"
+            with cursor.cursor.copy(copy_sql) as copy:
+                copy.set_types([types[c] for c in columns])
                 for row in rows:
                     copy.write_row(row)
             return

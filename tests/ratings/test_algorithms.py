@@ -105,15 +105,13 @@ def test_the_rater_widens_sigma_exactly_as_widened_sigma_on_every_gap():
     from datetime import timedelta
 
     r = Rater()
-    subject = S("singles", 1)
     for sigma in (1.3, 4.0, 7.9, DEFAULT_PARAMS.sigma, 9.0):
         for gap in (-40, -1, 0, 1, 29, 30, 31, 59, 60, 61, 89, 90, 365, 3000):
             last = D - timedelta(days=gap)
             st = State(mu=27.5, sigma=sigma, games=3, last_played=last)
-            assert r._input(subject, st, D).sigma == widened_sigma(st, D)
-            assert r._input(subject, st, D, shared=False).sigma == widened_sigma(st, D)
+            assert r._sigma_on(st, D) == widened_sigma(st, D)
         fresh = State(mu=25.0, sigma=sigma)
-        assert r._input(subject, fresh, D).sigma == sigma
+        assert r._sigma_on(fresh, D) == sigma
 
 
 def test_provisional_mark_until_sigma_is_low():
@@ -159,3 +157,48 @@ def test_win_probability_is_calibrated_on_a_simulated_league():
     theirs = measure(games, lambda h, a, on: openskill_predict_win(h, a, on)[0])
     assert ours.ece < 0.03
     assert ours.brier < theirs.brier and ours.ece < theirs.ece
+
+
+def test_the_rater_gives_openskills_own_numbers_with_lines_met_again():
+    """The rater reuses each line's subjects and rating objects across games; every change must
+    still be exactly what ``PlackettLuce.rate`` gives on fresh objects, a player twice in one
+    game (its own objects) and idle months included."""
+    from datetime import timedelta
+
+    from openskill.models import PlackettLuce
+
+    from ratings.algorithms.rating import pools_for, teams_for
+
+    p = DEFAULT_PARAMS
+    model = PlackettLuce(mu=p.mu, sigma=p.sigma, beta=p.beta, tau=p.tau)
+    sides = [(1,), (2,), (3,), (1, 2), (3, 4), (2, 1), (1, 5), (1, 1), (4, 5, 6), (7, 8, 9)]
+    games, day = [], D
+    for n in range(60):
+        home, away = sides[n % len(sides)], sides[(3 * n + 1) % len(sides)]
+        if len(home) == len(away):
+            day += timedelta(days=(n * 17) % 70)
+            result = (Result.HOME, Result.AWAY, Result.DRAW)[n % 3]
+            games.append(Game(GameKey(day, 1, 1, 1, n), home, away, result))
+    assert any(len(set(g.home + g.away)) < 2 * len(g.home) for g in games)
+
+    states: dict[Subject, State] = {}
+    expected = []
+    for game in games:
+        for pool in pools_for(len(game.home)):
+            home, away = teams_for(game, pool)
+            befores = [[states.get(s, State(p.mu, p.sigma)) for s in side] for side in (home, away)]
+            teams = [
+                [model.rating(mu=st.mu, sigma=widened_sigma(st, game.key.played_on)) for st in side]
+                for side in befores
+            ]
+            ranks = {Result.HOME: [1, 2], Result.AWAY: [2, 1], Result.DRAW: [1, 1]}[game.result]
+            for side, side_befores, new in zip(
+                (home, away), befores, model.rate(teams, ranks=ranks), strict=True
+            ):
+                for s, before, r in zip(side, side_befores, new, strict=True):
+                    on = game.key.played_on
+                    states[s] = State(r.mu, r.sigma, before.games + 1, last_played=on)
+                    expected.append((s, before.mu, before.sigma, r.mu, r.sigma))
+    changes = Rater().replay(games)
+    got = [(c.subject, c.before.mu, c.before.sigma, c.after.mu, c.after.sigma) for c in changes]
+    assert got == expected
