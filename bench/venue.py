@@ -1182,7 +1182,6 @@ def main() -> None:
         )
         # the spectators on uvloop, as the push runs: 2,000 simulated screens share the
         # servers' two cores, and the less of them they take the more the figures are the servers'
-
         uvloop.run(venue(args, servers, path, cards, test_name))
         print(f"machine: {cpu_model()}, {os.cpu_count()} cores; {time.strftime('%Y-%m-%d %H:%M')}")
     finally:
