@@ -1,7 +1,7 @@
 """The push's fan-out, side by side: the channel layer's group_send against the local broadcast.
 
-A daphne process (``config.asgi``) on loopback per mode, each holding ``--clients`` WebSocket
-clients of its own public tournament:
+A server process (``config.asgi``; daphne unless said) on loopback per mode, each holding
+``--clients`` WebSocket clients of its own public tournament:
 
 - ``group_send`` (``LIVE_BROADCAST=0``, channels_redis's core layer): a Redis message per
   socket, each read, decoded and re-encoded by daphne;
@@ -53,7 +53,7 @@ from django.db import connection  # noqa: E402
 from machine import cpu_model, database_url, free_port, load_average, wait_for  # noqa: E402
 
 logging.disable(logging.INFO)
-# each mode: its daphne's environment, and the layer this process announces through
+# each mode: its server's environment, and the layer this process announces through
 PUBSUB = "channels_redis.pubsub.RedisPubSubChannelLayer"
 CORE = "channels_redis.core.RedisChannelLayer"
 MODES = {
@@ -203,7 +203,7 @@ async def run(args, rooms, tournaments):
             f"{statistics.median(room.latencies):.0f} / p95 {percentile(room.latencies, 0.95):.0f}"
             f" / max {max(room.latencies):.0f} ms; "
             f"{room.bytes / args.results / len(room.sockets):.0f} B a socket a result; "
-            f"daphne memory {room.kib_per_socket:.1f} KiB a socket"
+            f"server memory {room.kib_per_socket:.1f} KiB a socket"
         )
     for room in rooms.values():
         await room.close()
@@ -221,7 +221,7 @@ def main():
     args = parser.parse_args()
     modes = args.modes.split(",")
     if connection.vendor == "sqlite":
-        raise SystemExit("bench/fanout.py needs PostgreSQL in DATABASE_URL (daphne shares it)")
+        raise SystemExit("bench/fanout.py needs PostgreSQL in DATABASE_URL (the servers share it)")
     layer_url = settings.CHANNEL_LAYER_URL
     if not layer_url:
         raise SystemExit("bench/fanout.py needs CHANNEL_LAYER_URL (Redis)")
@@ -257,10 +257,10 @@ def main():
                 preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard)),
             )  # fmt: skip
             servers.append(server)
-            wait_for(port, time.monotonic() + 60, "daphne")
+            wait_for(port, time.monotonic() + 60, mode)
             rooms[mode] = Room(mode, server, port, tournaments[mode][2].slug)
         print(
-            f"{len(modes)} daphnes, channel layer {layer_url}, database {test_name}; machine: "
+            f"{len(modes)} servers, channel layer {layer_url}, database {test_name}; machine: "
             f"{cpu_model()}, {os.cpu_count()} cores; "
             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}"
         )
