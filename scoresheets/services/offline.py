@@ -265,7 +265,8 @@ def _sync_locked(
             )
         if code:
             return _with_code(link, locked, typed, key, time_expired, based_on, code, queued)
-        submitted = reports.submit(
+        # the checks of ``reports.submit`` were made above, under the same lock
+        submitted = reports.submit_checked(
             link,
             locked,
             typed,
@@ -306,13 +307,9 @@ def _with_code(
             )
             return _refer(link, match, typed, key, time_expired, reason)
         return Synced(None, Status.WRONG_CODE, False, COUNTERSIGN_TRIES - code.failures)
-    submitted = reports.submit(
-        link,
-        match,
-        typed,
-        client_key=key,
-        time_expired=time_expired,
-        based_on=_based_on(based_on),
+    # the checks of ``reports.submit`` were made by ``_sync_locked``, under the same lock
+    submitted = reports.submit_checked(
+        link, match, typed, client_key=key, time_expired=time_expired, based_on=_based_on(based_on)
     )
     report = submitted.report
     if report.state == State.AWAITING:

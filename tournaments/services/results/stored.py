@@ -71,3 +71,13 @@ def in_force(match: Match) -> ResultVersion | None:
         .order_by()
         .first()
     )
+
+
+def in_force_id(match: Match) -> int | None:
+    """The id of ``match``'s version in force, or ``None``: one query, no row to build."""
+    return (
+        ResultVersion.objects.filter(match=match, status=ResultVersion.Status.IN_FORCE)
+        .order_by()
+        .values_list("pk", flat=True)
+        .first()
+    )
