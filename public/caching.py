@@ -24,11 +24,10 @@ import hashlib
 import logging
 import re
 import time
-from functools import partial, wraps
+from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 from django.db.models.signals import post_save
 from django.http import HttpResponse, HttpResponseNotModified
 from django.middleware.csrf import get_token
@@ -38,7 +37,7 @@ from django.utils.translation import get_language
 from live.versions import current_version
 from public import spliced_gzip
 from tournaments.models import ChangeLog, Stage, Tournament
-from tournaments.signals import results_changed
+from tournaments.signals import on_commit_once, results_changed
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +111,7 @@ def forget_stamp(tournament_id):
 
 
 def _forget_after_commit(tournament_id):
-    transaction.on_commit(partial(forget_stamp, tournament_id))
+    on_commit_once(forget_stamp, tournament_id)  # once per commit, however many entries
 
 
 def _on_results_changed(sender, matches, **kwargs):
