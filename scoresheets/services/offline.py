@@ -339,21 +339,36 @@ def touch(link: PrivateLink, every_s: int = 20) -> None:
     link.last_seen_at = now
 
 
-def disputable(link: PrivateLink, match: Match) -> TableReport | None:
+def disputable(
+    link: PrivateLink, match: Match, shown: list[TableReport] | None = None
+) -> TableReport | None:
     """The sheet the other side's phone countersigned with this link's line's code, while the
     line may still dispute it: within the tournament's time to countersign from the moment the
-    signed sheet reached the server (the phone's clock is not trusted)."""
+    signed sheet reached the server (the phone's clock is not trusted). ``shown``: the match's
+    sheets as the page just read them (``selectors.reports_of``), looked through instead of
+    asked again."""
     side = reports.side_of(link, match)
-    report = (
-        TableReport.objects.filter(
-            match=match,
-            side=reports.other_side(side),
-            state=State.ACCEPTED,
-            signed_with_code=True,
+    if shown is not None:
+        signed = [
+            r
+            for r in shown
+            if r.side == reports.other_side(side)
+            and r.state == State.ACCEPTED
+            and r.signed_with_code
+            and r.answered_at is not None
+        ]
+        report = max(signed, key=lambda r: r.answered_at, default=None)  # type: ignore[arg-type,return-value]
+    else:
+        report = (
+            TableReport.objects.filter(
+                match=match,
+                side=reports.other_side(side),
+                state=State.ACCEPTED,
+                signed_with_code=True,
+            )
+            .order_by("-answered_at")
+            .first()
         )
-        .order_by("-answered_at")
-        .first()
-    )
     if report is None or report.answered_at is None:
         return None
     window = timedelta(minutes=match.round.stage.tournament.countersign_minutes)

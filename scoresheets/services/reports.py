@@ -195,9 +195,12 @@ def _check_link(link: PrivateLink, match: Match) -> None:
         raise ReportError(_("This card does not serve this match."))
 
 
-def _open_match(link: PrivateLink, match: Match) -> Match:
-    """Lock the match and check the link and the match: the start of every players' step."""
+def _open_match(link: PrivateLink, match: Match, withdrawn: object = None) -> Match:
+    """Lock the match and check the link and the match: the start of every players' step.
+    ``withdrawn``: what ``_withdrawn_line`` found on ``match`` (kept if the lines are the same)."""
     locked = results.lock_match(match)
+    if withdrawn is not None:
+        locked.__dict__["_withdrawn_line"] = withdrawn
     _check_link(link, locked)
     refusal = entry_refusal(locked)
     if refusal:
@@ -255,7 +258,9 @@ def save_draft(link: PrivateLink, match: Match, typed: Any) -> TableReport:
     """Keep what a side has typed so far (the desk sees the table "being entered")."""
     _storable(typed)
     with transaction.atomic():
-        locked = _open_match(link, match)
+        # a draft is no result: the withdrawn lines the page just asked about stand for it
+        known = match.__dict__.get("_withdrawn_line")
+        locked = _open_match(link, match, known)
         side = side_of(link, locked)
         draft = _reports(locked, State.DRAFT, side=side).first()
         if draft is None:
@@ -597,6 +602,13 @@ def _expire_locked(match: Match, now: datetime | None = None) -> int:
             _expire(match, report)
             expired += 1
     return expired
+
+
+def any_due(reports: Sequence[TableReport], tournament: Tournament) -> bool:
+    """Whether one of ``reports`` (read for a page) waits past the time to countersign: a page
+    that already read its sheets asks ``expire_due`` only then, not on every view."""
+    now = timezone.now()
+    return any(_expired(report, tournament, now) for report in reports)
 
 
 def expire_due(
