@@ -383,6 +383,7 @@ def submit_checked(
             based_on=based_on,
             label=f"link {link.pk}",
             user=acting_user(link),
+            lock_held=True,
         )
         report = _reports(locked, State.DRAFT, side=side).first() or TableReport(
             match=locked, side=side
@@ -501,7 +502,9 @@ def accept(link: PrivateLink, match: Match, *, report_id: int | None = None) -> 
 
 def _sign(link: PrivateLink, match: Match, report: TableReport) -> TableReport:
     version = _version_of(report)
-    saved = results.countersign(version, label=f"link {link.pk}", user=acting_user(link))
+    saved = results.countersign(
+        version, label=f"link {link.pk}", user=acting_user(link), match=match
+    )
     report.state = State.ACCEPTED
     report.answered_at = timezone.now()
     report.save(update_fields=["state", "answered_at", "updated_at"])
