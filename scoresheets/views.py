@@ -521,11 +521,7 @@ def check_sheet(request, link, match_id):
     try:
         data = _json_body(request)
         typed = data.get("deals", [])
-        state = selectors.sheet_state(match, reports.side_of(link, match))
-        if state.code in (SheetStep.CLOSED, SheetStep.IN_FORCE, SheetStep.REFEREE):
-            raise ResultError(state.sentence)
-        if state.code == SheetStep.ENTER:
-            reports.save_draft(link, match, typed)
+        reports.keep_draft(link, match, typed)
     except ResultError as refusal:
         return JsonResponse({"ok": False, "error": str(refusal)})
     return JsonResponse(

@@ -273,6 +273,35 @@ def save_draft(link: PrivateLink, match: Match, typed: Any) -> TableReport:
     return draft
 
 
+def keep_draft(link: PrivateLink, match: Match, typed: Any) -> None:
+    """The check URL's step: where the sheet stands for this side, read with the match's
+    sheets under its lock, and the draft kept while the side is entering it (one read of the
+    sheets, not one for the state and another for the draft). A sheet closed, in force or
+    with the referee is refused with the state's sentence; one waiting for a signature keeps
+    no draft."""
+    from scoresheets.selectors import SheetStep, sheet_state  # the selectors read this module
+
+    with transaction.atomic():
+        locked = results.lock_match(match)
+        _check_link(link, locked)
+        side = side_of(link, locked)
+        found = list(_reports(locked, *State.values))
+        state = sheet_state(locked, side, found)
+        if state.code in (SheetStep.CLOSED, SheetStep.IN_FORCE, SheetStep.REFEREE):
+            raise ReportError(state.sentence)
+        if state.code != SheetStep.ENTER:
+            return
+        _storable(typed)
+        draft = next((r for r in found if r.state == State.DRAFT and r.side == side), None)
+        if draft is None:
+            draft = TableReport.objects.create(match=locked, side=side, link=link, deals=typed)
+            _log(locked, "table.started", draft, link=link)
+        elif draft.deals != typed:
+            draft.deals = typed
+            draft.link = link
+            draft.save(update_fields=["deals", "link", "updated_at"])
+
+
 @dataclass
 class Submitted:
     """What a submission did: the report that now stands for the match's sheet, and whether
