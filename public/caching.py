@@ -105,8 +105,9 @@ def stamp_seconds():
 
 def forget_stamp(tournament_id):
     """After a change committed: the next request reads the stamp from the database."""
-    slug = Tournament.objects.filter(pk=tournament_id).values_list("slug", flat=True).first()
-    if slug is not None:
+    # by its key: neither the model's ordering nor first()'s to compile
+    slugs = Tournament.objects.filter(pk=tournament_id).order_by().values_list("slug", flat=True)
+    for slug in slugs[:1]:
         cache.delete(_stamp_key(slug))
 
 

@@ -275,15 +275,15 @@ def _revoked_sentence(link):
 
 
 def _match(link, match_id) -> Match:
-    match = (
+    found = (
         selectors.matches_of(link)
         .filter(pk=match_id)
         .select_related("round__stage__tournament", "home", "away", "group")
         # one match by its key: without this, Match's default ordering (round, stage,
-        # tournament...) is compiled and sorted on every request of a phone
-        .order_by()
-        .first()
+        # tournament...) is compiled and sorted on every request of a phone; nor first()'s
+        .order_by()[:1]
     )
+    match = found[0] if found else None
     if match is None or not link_may_act(link, match):
         raise Http404("No such match for this link")
     return match
@@ -723,12 +723,12 @@ def sheet_status(request, link, match_id):
         return no_sheet
     # The phone asks every few seconds while it waits: the sheet with its match and versions
     # in one query, the link's rights checked on that match as ``_match`` checks them.
-    report = (
+    found = (
         TableReport.objects.filter(match_id=match_id, client_key=key)
         .select_related("match__round__stage", "version", "counter_version")
-        .order_by()  # one report at most (unique match and key): no default ordering's joins
-        .first()
+        .order_by()[:1]  # one report at most (unique match and key): no ordering to compile
     )
+    report = found[0] if found else None
     if report is None:
         _match(link, match_id)
         return no_sheet

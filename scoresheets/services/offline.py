@@ -216,7 +216,8 @@ def sync(
 def _sent_before(link: PrivateLink, match: Match, typed: Any, key: uuid.UUID) -> Synced | None:
     """Where this sheet stands when a send with its key was already stored, else None (a
     draft with that key is still to be sent)."""
-    again = TableReport.objects.filter(match=match, client_key=key).first()
+    found = TableReport.objects.filter(match=match, client_key=key).order_by()[:1]  # unique
+    again = found[0] if found else None
     if again is None or again.state == State.DRAFT:
         return None
     if again.side != reports.side_of(link, match) or again.deals != typed:

@@ -337,7 +337,8 @@ def submit(
         locked = results.lock_match(match)
         _check_link(link, locked)
         side = side_of(link, locked)
-        again = TableReport.objects.filter(match=locked, client_key=key).first()
+        found = TableReport.objects.filter(match=locked, client_key=key).order_by()[:1]
+        again = found[0] if found else None  # unique: no ordering to compile
         if again is not None and again.state != State.DRAFT:
             if again.side != side:
                 raise ReportError(_("The sheet was sent without its key: reload the page."))
