@@ -14,7 +14,7 @@ its PostgreSQL backend (``/proc``), and the queries. CPU time holds on a loaded 
 wall clock does not; run it over two trees side by side to compare them. ``--waiting N``: N
 other tables' sheets wait for their countersignature all along, as in a round in full swing.
 ``PHONES_SQL=KIND`` prints the queries of that kind of request, ``PHONES_PROFILE=KIND`` its
-profile (cProfile over all of them: cumulative, then own time).
+profile (cProfile over all of them, ``all``: every request; cumulative, then own time).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/scopa_bench CACHE_URL=redis://…/6 \\
     CELERY_BROKER_URL=redis://…/6 CHANNEL_LAYER_URL=redis://…/6 \\
@@ -95,7 +95,7 @@ class Meter:
         before_db = backend_cpu(self.pid)
         with self.capture:
             started = time.process_time()
-            if self.profile is not None and kind == self.profiled:
+            if self.profile is not None and self.profiled in (kind, "all"):
                 response = self.profile.runcall(call, *args, **kwargs)
             else:
                 response = call(*args, **kwargs)

@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import math
+import os
 import uuid
 from functools import wraps
 from math import ceil
@@ -745,19 +746,31 @@ def sheet_status(request, link, match_id):
 
 def _shell_version() -> str:
     """Changes whenever the service worker's own text or a file of the shell changes, so a new
-    release replaces the phones' copies."""
+    release replaces the phones' copies. Hashed again only when one of the files changed (their
+    sizes and times): every phone opening its card asks for the service worker."""
     from django.contrib.staticfiles import finders
     from django.template.loader import get_template
 
-    digest = hashlib.sha256()
     template = get_template("scoresheets/app/sw.js")
-    digest.update(template.template.source.encode())  # type: ignore[attr-defined]
-    for name in _SHELL_FILES:
-        found = finders.find(name)
-        if found:
-            with open(found, "rb") as handle:
-                digest.update(handle.read())
-    return digest.hexdigest()[:12]
+    source = template.template.source  # type: ignore[attr-defined]
+    paths = [found for name in _SHELL_FILES if (found := finders.find(name))]
+    stamp = (
+        source,
+        tuple((path, os.stat(path).st_mtime_ns, os.stat(path).st_size) for path in paths),
+    )
+    if _shell_hashed.get("stamp") == stamp:
+        return str(_shell_hashed["version"])
+    digest = hashlib.sha256()
+    digest.update(source.encode())
+    for path in paths:
+        with open(path, "rb") as handle:
+            digest.update(handle.read())
+    version = digest.hexdigest()[:12]
+    _shell_hashed.update(stamp=stamp, version=version)
+    return version
+
+
+_shell_hashed: dict[str, object] = {}
 
 
 _SHELL_FILES = (

@@ -46,7 +46,7 @@ def on_commit_once(func: Callable[..., object], *args: object) -> None:
                 scope is not False
                 and (scope is None or scope in sids)
                 and isinstance(queued, partial)
-                and queued.func is func
+                and queued.func == func
                 and queued.args == args
                 and not queued.keywords
             ):
