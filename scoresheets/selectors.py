@@ -22,7 +22,8 @@ def link_by_token(token: str) -> PrivateLink | None:
     if not is_token_shaped(token):
         return None
     found = (
-        PrivateLink.objects.select_related("tournament", "line", "match")
+        # not its match (a card printed for one table): the phone pages read only its id
+        PrivateLink.objects.select_related("tournament", "line")
         .filter(token_hash=tokens.token_hash(token))
         # the hash is unique: the default ordering (tournament, line, match, each with its own)
         # would join and sort five tables on every request of every phone, and first()'s

@@ -279,7 +279,8 @@ def _match(link, match_id) -> Match:
     found = (
         selectors.matches_of(link)
         .filter(pk=match_id)
-        .select_related("round__stage__tournament", "home", "away", "group")
+        # the tournament is the link's, read with it (matches_of filters on it)
+        .select_related("round__stage", "home", "away", "group")
         # one match by its key: without this, Match's default ordering (round, stage,
         # tournament...) is compiled and sorted on every request of a phone; nor first()'s
         .order_by()[:1]
@@ -287,6 +288,8 @@ def _match(link, match_id) -> Match:
     match = found[0] if found else None
     if match is None or not link_may_act(link, match):
         raise Http404("No such match for this link")
+    if match.round.stage.tournament_id == link.tournament_id:
+        match.round.stage.tournament = link.tournament
     return match
 
 
