@@ -13,6 +13,8 @@ CPU (``time.process_time``: Django, the client, the test client's own work) and 
 its PostgreSQL backend (``/proc``), and the queries. CPU time holds on a loaded machine where
 wall clock does not; run it over two trees side by side to compare them. ``--waiting N``: N
 other tables' sheets wait for their countersignature all along, as in a round in full swing.
+``PHONES_SQL=KIND`` prints the queries of that kind of request, ``PHONES_PROFILE=KIND`` its
+profile (cProfile over all of them, ``all``: every request; cumulative, then own time).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/scopa_bench CACHE_URL=redis://…/6 \\
     CELERY_BROKER_URL=redis://…/6 CHANNEL_LAYER_URL=redis://…/6 \\
@@ -23,9 +25,11 @@ from __future__ import annotations
 
 import argparse
 import collections
+import cProfile
 import importlib.util
 import json
 import os
+import pstats
 import random
 import re
 import statistics
@@ -83,12 +87,18 @@ class Meter:
         self.pid = pid
         self.capture = CaptureQueriesContext(connection)
         self.rows: dict[str, list[tuple[float, float, int, int]]] = collections.defaultdict(list)
+        # PHONES_PROFILE=KIND: cProfile over every request of that kind, printed at the end
+        self.profiled = os.environ.get("PHONES_PROFILE")
+        self.profile = cProfile.Profile() if self.profiled else None
 
     def __call__(self, kind: str, call, *args, **kwargs):
         before_db = backend_cpu(self.pid)
         with self.capture:
             started = time.process_time()
-            response = call(*args, **kwargs)
+            if self.profile is not None and self.profiled in (kind, "all"):
+                response = self.profile.runcall(call, *args, **kwargs)
+            else:
+                response = call(*args, **kwargs)
             spent = time.process_time() - started
         if os.environ.get("PHONES_SQL") == kind:
             for query in self.capture.captured_queries:
@@ -265,6 +275,10 @@ def main() -> None:
             "   (CPU: mean a result, the rows above: median a request; PG: mean)"
         )
         print(f"whole loop: {cpu / n * 1000:.1f} ms CPU a result in this process")
+        if meter.profile is not None:
+            stats = pstats.Stats(meter.profile).strip_dirs()
+            stats.sort_stats("cumulative").print_stats(60)
+            stats.sort_stats("tottime").print_stats(25)
         when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         print(f"machine: {cpu_model()}, engine {engine_build()}; {when}")
     finally:

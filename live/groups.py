@@ -137,12 +137,14 @@ def announce(
     if what.desk_only:
         sends.append((desk_group_name(tournament_id), {"type": MESSAGE_TYPE, "what": what.value}))
     else:
+        # the rows of every language at once: the matches are read once, not once a language
+        by_language = patches.rows_by_language(match_ids, languages()) if match_ids else {}
         for language in languages():
             message: dict[str, Any] = {"type": MESSAGE_TYPE, "what": what.value}
             if version is not None:
                 message["v"] = version
             if match_ids:
-                rows = patches.rows_for(match_ids, language)
+                rows = by_language.get(language)
                 if rows is not None:
                     message["rows"] = rows
             sends.append((group_name(tournament_id, language), message))

@@ -14,12 +14,13 @@ secret shows as not played): the message then carries no rows and the pages fetc
 import logging
 from collections.abc import Callable, Sequence
 
-from django.utils import translation
-
 logger = logging.getLogger(__name__)
 
 Row = dict[str, str]
-RowRenderer = Callable[[Sequence[int]], list[Row] | None]
+# Given the matches and the languages, a renderer answers per language the rows (None for a
+# language whose rows it declines), or None for all: it reads the matches once for every
+# language (a result is pushed in each of the site's languages).
+RowRenderer = Callable[[Sequence[int], Sequence[str]], dict[str, list[Row] | None] | None]
 
 # Above this many bytes of rows per language a result's message carries no rows and its pages
 # fetch themselves (a round replayed at once, say): the budget per result per client.
@@ -34,20 +35,33 @@ def register(renderer: RowRenderer) -> None:
         _renderers.append(renderer)
 
 
-def rows_for(match_ids: Sequence[int], language: str) -> list[Row] | None:
-    """The rows of these matches in ``language``, or None when they exceed the byte budget, a
-    renderer fails or declines (the pages then fetch themselves: never a wrong row)."""
-    rows: list[Row] = []
+def rows_by_language(
+    match_ids: Sequence[int], languages: Sequence[str]
+) -> dict[str, list[Row] | None]:
+    """The rows of these matches in each of ``languages``; a language's None when they exceed
+    the byte budget, a renderer fails or declines (the pages then fetch themselves: never a
+    wrong row)."""
+    declined: dict[str, list[Row] | None] = dict.fromkeys(languages)
+    rows: dict[str, list[Row] | None] = {language: [] for language in languages}
     try:
-        with translation.override(language):
-            for renderer in _renderers:
-                rendered = renderer(match_ids)
-                if rendered is None:  # not pushed: the pages fetch themselves
-                    return None
-                rows.extend(rendered)
+        for renderer in _renderers:
+            rendered = renderer(match_ids, languages)
+            if rendered is None:  # not pushed: the pages fetch themselves
+                return declined
+            for language in languages:
+                found, kept = rendered.get(language), rows[language]
+                rows[language] = None if found is None or kept is None else kept + found
     except Exception:
         logger.exception("live: could not render the rows of matches %s", list(match_ids))
-        return None
-    if sum(len(row["html"].encode()) for row in rows) > ROW_BYTES_BUDGET:
-        return None
-    return rows
+        return declined
+    return {
+        language: None
+        if found is None or sum(len(row["html"].encode()) for row in found) > ROW_BYTES_BUDGET
+        else found
+        for language, found in rows.items()
+    }
+
+
+def rows_for(match_ids: Sequence[int], language: str) -> list[Row] | None:
+    """``rows_by_language`` for one language."""
+    return rows_by_language(match_ids, [language])[language]

@@ -16,7 +16,7 @@ from django.db.models.signals import post_delete, post_save
 from live.groups import LiveEvent, announce
 from live.versions import bump_version
 from tournaments.models import ChangeLog, Match, Stage, TournamentRole
-from tournaments.signals import results_changed
+from tournaments.signals import on_commit_once, results_changed
 
 if TYPE_CHECKING:
     from games.models import Submission
@@ -51,9 +51,8 @@ def on_stage_saved(sender: type[Stage], instance: Stage, **kwargs: object) -> No
 def on_change_logged(
     sender: type[ChangeLog], instance: ChangeLog, created: bool, **kwargs: object
 ) -> None:
-    if created:
-        tournament_id = instance.tournament_id
-        transaction.on_commit(partial(announce, tournament_id, LiveEvent.LOG))
+    if created:  # a step logs two or three entries: its desk hears of them once
+        on_commit_once(announce, instance.tournament_id, LiveEvent.LOG)
 
 
 def on_submission_saved(sender: type[Submission], instance: Submission, **kwargs: object) -> None:

@@ -12,5 +12,5 @@ class PublicConfig(AppConfig):
         from live import patches
         from public import caching, rows
 
-        patches.register(rows.rows_for_push)
+        patches.register(rows.rows_in_languages)
         caching.connect()

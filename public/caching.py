@@ -24,11 +24,10 @@ import hashlib
 import logging
 import re
 import time
-from functools import partial, wraps
+from functools import wraps
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 from django.db.models.signals import post_save
 from django.http import HttpResponse, HttpResponseNotModified
 from django.middleware.csrf import get_token
@@ -38,7 +37,7 @@ from django.utils.translation import get_language
 from live.versions import current_version
 from public import spliced_gzip
 from tournaments.models import ChangeLog, Stage, Tournament
-from tournaments.signals import results_changed
+from tournaments.signals import on_commit_once, results_changed
 
 logger = logging.getLogger(__name__)
 
@@ -106,13 +105,14 @@ def stamp_seconds():
 
 def forget_stamp(tournament_id):
     """After a change committed: the next request reads the stamp from the database."""
-    slug = Tournament.objects.filter(pk=tournament_id).values_list("slug", flat=True).first()
-    if slug is not None:
+    # by its key: neither the model's ordering nor first()'s to compile
+    slugs = Tournament.objects.filter(pk=tournament_id).order_by().values_list("slug", flat=True)
+    for slug in slugs[:1]:
         cache.delete(_stamp_key(slug))
 
 
 def _forget_after_commit(tournament_id):
-    transaction.on_commit(partial(forget_stamp, tournament_id))
+    on_commit_once(forget_stamp, tournament_id)  # once per commit, however many entries
 
 
 def _on_results_changed(sender, matches, **kwargs):

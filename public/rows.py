@@ -12,6 +12,7 @@ import logging
 
 from django.core.cache import cache
 from django.template.loader import get_template
+from django.utils import translation
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
@@ -93,15 +94,23 @@ def shows_group(stage):
 
 
 def rows_for_push(match_ids) -> list[dict[str, str]] | None:
-    """The round page's rows of these matches, in the active language: what a pushed result
-    carries (registered with ``live.patches`` in ``PublicConfig.ready``). None when one is a
-    table of a duplicate stage still running: its result may be secret (shown as not played)
-    and may open boards, which changes the rows of other tables; the pages fetch themselves,
-    and a fetched page shows what the public may read (``access.withheld_results``). None as
-    well when the rows would not fit a push (``live.patches.ROW_BYTES_BUDGET``)."""
+    """The round page's rows of these matches, in the active language (``rows_in_languages``
+    for it alone)."""
+    language = get_language()
+    rows = rows_in_languages(match_ids, [language])
+    return None if rows is None else rows[language]
+
+
+def rows_in_languages(match_ids, languages) -> dict[str, list[dict[str, str]] | None] | None:
+    """The round page's rows of these matches in each of ``languages``, the matches read once:
+    what a pushed result carries (registered with ``live.patches`` in ``PublicConfig.ready``).
+    None when one is a table of a duplicate stage still running: its result may be secret
+    (shown as not played) and may open boards, which changes the rows of other tables; the
+    pages fetch themselves, and a fetched page shows what the public may read
+    (``access.withheld_results``). A language's None when its rows would not fit a push
+    (``live.patches.ROW_BYTES_BUDGET``)."""
     if len(set(match_ids)) * ROW_MIN_BYTES > patches.ROW_BYTES_BUDGET:
         return None  # too many to fit a push, whatever they show: not even read
-    rows = []
     matches = sel.matches_shown(match_ids)
     if any(
         m.round.stage.kind == Stage.Kind.DUPLICATE and m.round.stage.status != Stage.Status.CLOSED
@@ -110,6 +119,15 @@ def rows_for_push(match_ids) -> list[dict[str, str]] | None:
         return None
     # one object a tournament, so that its withdrawn lines are read once, not once a row
     tournaments: dict[int, Tournament] = {}
+    found: dict[str, list[dict[str, str]] | None] = {}
+    for language in languages:
+        with translation.override(language):
+            found[language] = _rows_within_budget(matches, tournaments)
+    return found
+
+
+def _rows_within_budget(matches, tournaments) -> list[dict[str, str]] | None:
+    rows = []
     size, smallest = 0, None
     for done, match in enumerate(matches, start=1):
         tournament = tournaments.setdefault(

@@ -21,14 +21,16 @@ def link_by_token(token: str) -> PrivateLink | None:
     """The link with this token, live or revoked (a revoked one gets its own refusal)."""
     if not is_token_shaped(token):
         return None
-    link = (
-        PrivateLink.objects.select_related("tournament", "line", "match")
+    found = (
+        # not its match (a card printed for one table): the phone pages read only its id
+        PrivateLink.objects.select_related("tournament", "line")
         .filter(token_hash=tokens.token_hash(token))
         # the hash is unique: the default ordering (tournament, line, match, each with its own)
-        # would join and sort five tables on every request of every phone
-        .order_by()
-        .first()
+        # would join and sort five tables on every request of every phone, and first()'s
+        # ordering by key costs compiling it (a third of the query's CPU) for one row
+        .order_by()[:1]
     )
+    link = found[0] if found else None
     if link is not None:
         link._token = token  # the URL's own: no need to open the seal
     return link
@@ -81,6 +83,19 @@ def reports_of(match):
         .select_related("version", "counter_version")
         .order_by("-updated_at", "-pk")
     )
+
+
+def reports_by_match(matches) -> dict[int, list[TableReport]]:
+    """``reports_of`` for several matches (a line's card) in one query, by match id."""
+    found: dict[int, list[TableReport]] = {match.pk: [] for match in matches}
+    if found:
+        for report in (
+            TableReport.objects.filter(match__in=list(found))
+            .select_related("version", "counter_version")
+            .order_by("-updated_at", "-pk")
+        ):
+            found[report.match_id].append(report)
+    return found
 
 
 def sheet_state(match, side: str, reports=None) -> SheetState:

@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import math
+import os
 import uuid
 from functools import wraps
 from math import ceil
@@ -275,17 +276,20 @@ def _revoked_sentence(link):
 
 
 def _match(link, match_id) -> Match:
-    match = (
+    found = (
         selectors.matches_of(link)
         .filter(pk=match_id)
-        .select_related("round__stage__tournament", "home", "away", "group")
+        # the tournament is the link's, read with it (matches_of filters on it)
+        .select_related("round__stage", "home", "away", "group")
         # one match by its key: without this, Match's default ordering (round, stage,
-        # tournament...) is compiled and sorted on every request of a phone
-        .order_by()
-        .first()
+        # tournament...) is compiled and sorted on every request of a phone; nor first()'s
+        .order_by()[:1]
     )
+    match = found[0] if found else None
     if match is None or not link_may_act(link, match):
         raise Http404("No such match for this link")
+    if match.round.stage.tournament_id == link.tournament_id:
+        match.round.stage.tournament = link.tournament
     return match
 
 
@@ -355,12 +359,16 @@ def line_page(request, link):
     """The line's matches on its card: round, table, opponent, state, what to do next."""
     # only the line's own matches: a card's cost must not grow with the room (the referee's
     # page and the beat sweep check the whole tournament)
-    reports.expire_due(matches=selectors.matches_of(link))
-    matches = (
+    matches = list(
         selectors.matches_of(link)
         .select_related("round__stage", "home", "away")
         .order_by("round__stage__order", "round__number", "table_number", "pk")
     )
+    # the card's sheets in one query; expired ones referred (and read again) only when due
+    sheets = selectors.reports_by_match(matches)
+    if any(reports.any_due(found, link.tournament) for found in sheets.values()):
+        reports.expire_due(matches=selectors.matches_of(link))
+        sheets = selectors.reports_by_match(matches)
     rows = []
     for match in matches:
         side = reports.side_of(link, match)
@@ -369,7 +377,7 @@ def line_page(request, link):
             {
                 "match": match,
                 "opponent": opponent,
-                "state": selectors.sheet_state(match, side),
+                "state": selectors.sheet_state(match, side, sheets[match.pk]),
                 "url": reverse("table:sheet", args=[link.path_key, match.pk]),
             }
         )
@@ -386,10 +394,10 @@ def sheet_page(request, link, match_id):
     """One match's sheet: typed deal by deal, or the other side's to sign or dispute."""
     match = _match(link, match_id)
     tournament = match.round.stage.tournament
-    reports.expire_due(match=match)
     side = reports.side_of(link, match)
     error, status = "", 200
     if request.method == "POST":
+        reports.expire_due(match=match)
         action = request.POST.get("action", "")
         report_id = _int(request.POST.get("report"))
         try:
@@ -409,7 +417,11 @@ def sheet_page(request, link, match_id):
             error, status = str(refusal), 400
         match.refresh_from_db()
     state_reports = selectors.reports_of(match)
+    if reports.any_due(state_reports, tournament):  # read once; again only when one expired
+        reports.expire_due(match=match)
+        state_reports = selectors.reports_of(match)
     state = selectors.sheet_state(match, side, state_reports)
+    current = results.in_force(match)
     categories = _categories(tournament)
     own = request.GET.get("own") == "1"
     entering = state.code == SheetStep.ENTER or (
@@ -422,11 +434,10 @@ def sheet_page(request, link, match_id):
     ):
         shown = _sheet_of(state.report.version)
     elif state.code == SheetStep.IN_FORCE:
-        shown = _sheet_of(results.in_force(match))
+        shown = _sheet_of(current)
     draft = next(
         (r for r in state_reports if r.side == side and r.state == TableReport.State.DRAFT), None
     )
-    current = results.in_force(match)
     own_sheet = state.report.deals if own and state.report and state.report.side == side else []
     entry = {
         "categories": [{"key": k, "label": str(label)} for k, label in categories],
@@ -464,7 +475,7 @@ def sheet_page(request, link, match_id):
             else ()
         ),
         "line_url": reverse("table:line", args=[link.path_key]),
-        "signed_here": offline.disputable(link, match),
+        "signed_here": offline.disputable(link, match, state_reports),
     }
     return render(request, "scoresheets/sheet.html", context, status=status)
 
@@ -514,11 +525,7 @@ def check_sheet(request, link, match_id):
     try:
         data = _json_body(request)
         typed = data.get("deals", [])
-        state = selectors.sheet_state(match, reports.side_of(link, match))
-        if state.code in (SheetStep.CLOSED, SheetStep.IN_FORCE, SheetStep.REFEREE):
-            raise ResultError(state.sentence)
-        if state.code == SheetStep.ENTER:
-            reports.save_draft(link, match, typed)
+        reports.keep_draft(link, match, typed)
     except ResultError as refusal:
         return JsonResponse({"ok": False, "error": str(refusal)})
     return JsonResponse(
@@ -712,18 +719,28 @@ def _lines(raw):
 def sheet_status(request, link, match_id):
     """Where the sheet sent with ``?key=`` stands now (the phone polls it while the other line
     has not signed)."""
-    match = _match(link, match_id)
+    no_sheet = JsonResponse({"ok": False, "error": _("No such sheet.")}, status=404)
     try:
         key = uuid.UUID(request.GET.get("key", ""))
     except ValueError:
-        return JsonResponse({"ok": False, "error": _("No such sheet.")}, status=404)
-    report = (
-        TableReport.objects.filter(match=match, client_key=key, side=reports.side_of(link, match))
-        .order_by()  # one report at most (unique match and key): no default ordering's joins
-        .first()
+        _match(link, match_id)  # a match the link may not act on is a 404 whatever the key
+        return no_sheet
+    # The phone asks every few seconds while it waits: the sheet with its match and versions
+    # in one query, the link's rights checked on that match as ``_match`` checks them.
+    found = (
+        TableReport.objects.filter(match_id=match_id, client_key=key)
+        .select_related("match__round__stage", "version", "counter_version")
+        .order_by()[:1]  # one report at most (unique match and key): no ordering to compile
     )
-    if report is None or report.state == TableReport.State.DRAFT:
-        return JsonResponse({"ok": False, "error": _("No such sheet.")}, status=404)
+    report = found[0] if found else None
+    if report is None:
+        _match(link, match_id)
+        return no_sheet
+    if not link_may_act(link, report.match):
+        raise Http404("No such match for this link")
+    match = report.match
+    if report.side != reports.side_of(link, match) or report.state == TableReport.State.DRAFT:
+        return no_sheet
     return JsonResponse({"ok": True, "status": offline.status_of(report)})
 
 
@@ -732,19 +749,31 @@ def sheet_status(request, link, match_id):
 
 def _shell_version() -> str:
     """Changes whenever the service worker's own text or a file of the shell changes, so a new
-    release replaces the phones' copies."""
+    release replaces the phones' copies. Hashed again only when one of the files changed (their
+    sizes and times): every phone opening its card asks for the service worker."""
     from django.contrib.staticfiles import finders
     from django.template.loader import get_template
 
-    digest = hashlib.sha256()
     template = get_template("scoresheets/app/sw.js")
-    digest.update(template.template.source.encode())  # type: ignore[attr-defined]
-    for name in _SHELL_FILES:
-        found = finders.find(name)
-        if found:
-            with open(found, "rb") as handle:
-                digest.update(handle.read())
-    return digest.hexdigest()[:12]
+    source = template.template.source  # type: ignore[attr-defined]
+    paths = [found for name in _SHELL_FILES if (found := finders.find(name))]
+    stamp = (
+        source,
+        tuple((path, os.stat(path).st_mtime_ns, os.stat(path).st_size) for path in paths),
+    )
+    if _shell_hashed.get("stamp") == stamp:
+        return str(_shell_hashed["version"])
+    digest = hashlib.sha256()
+    digest.update(source.encode())
+    for path in paths:
+        with open(path, "rb") as handle:
+            digest.update(handle.read())
+    version = digest.hexdigest()[:12]
+    _shell_hashed.update(stamp=stamp, version=version)
+    return version
+
+
+_shell_hashed: dict[str, object] = {}
 
 
 _SHELL_FILES = (

@@ -216,7 +216,8 @@ def sync(
 def _sent_before(link: PrivateLink, match: Match, typed: Any, key: uuid.UUID) -> Synced | None:
     """Where this sheet stands when a send with its key was already stored, else None (a
     draft with that key is still to be sent)."""
-    again = TableReport.objects.filter(match=match, client_key=key).first()
+    found = TableReport.objects.filter(match=match, client_key=key).order_by()[:1]  # unique
+    again = found[0] if found else None
     if again is None or again.state == State.DRAFT:
         return None
     if again.side != reports.side_of(link, match) or again.deals != typed:
@@ -265,7 +266,8 @@ def _sync_locked(
             )
         if code:
             return _with_code(link, locked, typed, key, time_expired, based_on, code, queued)
-        submitted = reports.submit(
+        # the checks of ``reports.submit`` were made above, under the same lock
+        submitted = reports.submit_checked(
             link,
             locked,
             typed,
@@ -306,13 +308,9 @@ def _with_code(
             )
             return _refer(link, match, typed, key, time_expired, reason)
         return Synced(None, Status.WRONG_CODE, False, COUNTERSIGN_TRIES - code.failures)
-    submitted = reports.submit(
-        link,
-        match,
-        typed,
-        client_key=key,
-        time_expired=time_expired,
-        based_on=_based_on(based_on),
+    # the checks of ``reports.submit`` were made by ``_sync_locked``, under the same lock
+    submitted = reports.submit_checked(
+        link, match, typed, client_key=key, time_expired=time_expired, based_on=_based_on(based_on)
     )
     report = submitted.report
     if report.state == State.AWAITING:
@@ -342,21 +340,36 @@ def touch(link: PrivateLink, every_s: int = 20) -> None:
     link.last_seen_at = now
 
 
-def disputable(link: PrivateLink, match: Match) -> TableReport | None:
+def disputable(
+    link: PrivateLink, match: Match, shown: list[TableReport] | None = None
+) -> TableReport | None:
     """The sheet the other side's phone countersigned with this link's line's code, while the
     line may still dispute it: within the tournament's time to countersign from the moment the
-    signed sheet reached the server (the phone's clock is not trusted)."""
+    signed sheet reached the server (the phone's clock is not trusted). ``shown``: the match's
+    sheets as the page just read them (``selectors.reports_of``), looked through instead of
+    asked again."""
     side = reports.side_of(link, match)
-    report = (
-        TableReport.objects.filter(
-            match=match,
-            side=reports.other_side(side),
-            state=State.ACCEPTED,
-            signed_with_code=True,
+    if shown is not None:
+        signed = [
+            r
+            for r in shown
+            if r.side == reports.other_side(side)
+            and r.state == State.ACCEPTED
+            and r.signed_with_code
+            and r.answered_at is not None
+        ]
+        report = max(signed, key=lambda r: r.answered_at, default=None)  # type: ignore[arg-type,return-value]
+    else:
+        report = (
+            TableReport.objects.filter(
+                match=match,
+                side=reports.other_side(side),
+                state=State.ACCEPTED,
+                signed_with_code=True,
+            )
+            .order_by("-answered_at")
+            .first()
         )
-        .order_by("-answered_at")
-        .first()
-    )
     if report is None or report.answered_at is None:
         return None
     window = timedelta(minutes=match.round.stage.tournament.countersign_minutes)

@@ -59,13 +59,26 @@ def entry_refusal(match: Match) -> str:
     refusal = results.entry_refusal(match)
     if refusal:
         return refusal
-    tournament_id = match.round.stage.tournament_id
-    lines = [pk for pk in (match.home_id, match.away_id) if pk is not None]
-    if Entry.objects.filter(
-        tournament_id=tournament_id, line_id__in=lines, withdrawn=True
-    ).exists():
+    if _withdrawn_line(match):
         return _("A line of this match has withdrawn: the desk enters its result.")
     return ""
+
+
+def _withdrawn_line(match: Match) -> bool:
+    """Whether a line of ``match`` withdrew; asked once per match object and pair of lines (a
+    players' step asks it up to four times under one lock, and a request holds its objects no
+    longer than itself)."""
+    tournament_id = match.round.stage.tournament_id
+    lines = [pk for pk in (match.home_id, match.away_id) if pk is not None]
+    asked = (tournament_id, tuple(lines))
+    known = match.__dict__.get("_withdrawn_line")
+    if known is not None and known[0] == asked:
+        return bool(known[1])
+    withdrawn = Entry.objects.filter(
+        tournament_id=tournament_id, line_id__in=lines, withdrawn=True
+    ).exists()
+    match.__dict__["_withdrawn_line"] = (asked, withdrawn)
+    return withdrawn
 
 
 def deals_payload(typed: Any) -> Any:
@@ -182,9 +195,12 @@ def _check_link(link: PrivateLink, match: Match) -> None:
         raise ReportError(_("This card does not serve this match."))
 
 
-def _open_match(link: PrivateLink, match: Match) -> Match:
-    """Lock the match and check the link and the match: the start of every players' step."""
+def _open_match(link: PrivateLink, match: Match, withdrawn: object = None) -> Match:
+    """Lock the match and check the link and the match: the start of every players' step.
+    ``withdrawn``: what ``_withdrawn_line`` found on ``match`` (kept if the lines are the same)."""
     locked = results.lock_match(match)
+    if withdrawn is not None:
+        locked.__dict__["_withdrawn_line"] = withdrawn
     _check_link(link, locked)
     refusal = entry_refusal(locked)
     if refusal:
@@ -202,10 +218,11 @@ def _reports(match: Match, *states: str, side: str | None = None) -> QuerySet[Ta
 
 def _refuse_if_settled(match: Match) -> None:
     """The players' part is over once a sheet was signed or went to the referee."""
-    if any(for_referee(report) for report in _reports(match, *REFEREE_WAITS)):
+    # one query for both: the sheets with the referee first, as they were asked before
+    settled = list(_reports(match, *REFEREE_WAITS, State.ACCEPTED))
+    if any(r.state != State.ACCEPTED and for_referee(r) for r in settled):
         raise ReportError(_("The referee is deciding this match's result: ask at the desk."))
-    signed = _reports(match, State.ACCEPTED).first()
-    if signed is not None:
+    if any(r.state == State.ACCEPTED for r in settled):
         raise ReportError(_("Both sides already signed this match's sheet."))
     if match.status == Match.Status.DONE:
         raise ReportError(
@@ -241,7 +258,9 @@ def save_draft(link: PrivateLink, match: Match, typed: Any) -> TableReport:
     """Keep what a side has typed so far (the desk sees the table "being entered")."""
     _storable(typed)
     with transaction.atomic():
-        locked = _open_match(link, match)
+        # a draft is no result: the withdrawn lines the page just asked about stand for it
+        known = match.__dict__.get("_withdrawn_line")
+        locked = _open_match(link, match, known)
         side = side_of(link, locked)
         draft = _reports(locked, State.DRAFT, side=side).first()
         if draft is None:
@@ -252,6 +271,35 @@ def save_draft(link: PrivateLink, match: Match, typed: Any) -> TableReport:
             draft.link = link
             draft.save(update_fields=["deals", "link", "updated_at"])
     return draft
+
+
+def keep_draft(link: PrivateLink, match: Match, typed: Any) -> None:
+    """The check URL's step: where the sheet stands for this side, read with the match's
+    sheets under its lock, and the draft kept while the side is entering it (one read of the
+    sheets, not one for the state and another for the draft). A sheet closed, in force or
+    with the referee is refused with the state's sentence; one waiting for a signature keeps
+    no draft."""
+    from scoresheets.selectors import SheetStep, sheet_state  # the selectors read this module
+
+    with transaction.atomic():
+        locked = results.lock_match(match)
+        _check_link(link, locked)
+        side = side_of(link, locked)
+        found = list(_reports(locked, *State.values))
+        state = sheet_state(locked, side, found)
+        if state.code in (SheetStep.CLOSED, SheetStep.IN_FORCE, SheetStep.REFEREE):
+            raise ReportError(state.sentence)
+        if state.code != SheetStep.ENTER:
+            return
+        _storable(typed)
+        draft = next((r for r in found if r.state == State.DRAFT and r.side == side), None)
+        if draft is None:
+            draft = TableReport.objects.create(match=locked, side=side, link=link, deals=typed)
+            _log(locked, "table.started", draft, link=link)
+        elif draft.deals != typed:
+            draft.deals = typed
+            draft.link = link
+            draft.save(update_fields=["deals", "link", "updated_at"])
 
 
 @dataclass
@@ -285,12 +333,12 @@ def submit(
     except ValueError as error:
         raise ReportError(_("The sheet was sent without its key: reload the page.")) from error
     _storable(typed)
-    deals = deals_payload(typed)
     with transaction.atomic():
         locked = results.lock_match(match)
         _check_link(link, locked)
         side = side_of(link, locked)
-        again = TableReport.objects.filter(match=locked, client_key=key).first()
+        found = TableReport.objects.filter(match=locked, client_key=key).order_by()[:1]
+        again = found[0] if found else None  # unique: no ordering to compile
         if again is not None and again.state != State.DRAFT:
             if again.side != side:
                 raise ReportError(_("The sheet was sent without its key: reload the page."))
@@ -319,11 +367,35 @@ def submit(
             )
         _expire_locked(locked)
         _refuse_if_settled(locked)
-        theirs = _reports(locked, State.AWAITING, side=other_side(side)).first()
+        return submit_checked(
+            link, locked, typed, client_key=key, time_expired=time_expired, based_on=based_on
+        )
+
+
+def submit_checked(
+    link: PrivateLink,
+    locked: Match,
+    typed: Any,
+    *,
+    client_key: uuid.UUID,
+    time_expired: bool = False,
+    based_on: BasedOn | Unchecked = UNCHECKED,
+) -> Submitted:
+    """The end of :func:`submit`, for a caller that holds ``locked`` (``results.lock_match``)
+    in its transaction and made ``submit``'s checks itself (``offline.sync``: the link, a
+    sheet not sent before with this key, the match open to entry, no result in force since
+    the sheet was opened, the expired sheets referred, nothing signed or with the referee):
+    asked again they cost a phone's send eight queries and find nothing new."""
+    key = client_key
+    side = side_of(link, locked)
+    deals = deals_payload(typed)
+    with transaction.atomic():
+        awaiting = list(_reports(locked, State.AWAITING))
+        theirs = next((r for r in awaiting if r.side == other_side(side)), None)
         if theirs is not None:
             answer = _answer_with_sheet(link, locked, theirs, typed, deals, key, time_expired)
             return Submitted(answer, True)
-        for earlier in _reports(locked, State.AWAITING, side=side):
+        for earlier in (r for r in awaiting if r.side == side):
             # this side corrects its own sheet before the other side answered
             results.withdraw_version(
                 _version_of(earlier),
@@ -341,6 +413,7 @@ def submit(
             based_on=based_on,
             label=f"link {link.pk}",
             user=acting_user(link),
+            lock_held=True,
         )
         report = _reports(locked, State.DRAFT, side=side).first() or TableReport(
             match=locked, side=side
@@ -425,7 +498,8 @@ def _waiting_for(link: PrivateLink, match: Match, *, report_id: int | None = Non
     if refusal:  # a closed stage, a line withdrawn: the sheet can no longer come into force
         raise ReportError(refusal)
     side = side_of(link, match)
-    reports = _reports(match, State.AWAITING, side=other_side(side))
+    # with its link: ``_line_moved`` reads the link's line
+    reports = _reports(match, State.AWAITING, side=other_side(side)).select_related("link")
     if report_id is not None:
         reports = reports.filter(pk=report_id)
     report = reports.first()
@@ -449,7 +523,7 @@ def accept(link: PrivateLink, match: Match, *, report_id: int | None = None) -> 
         signed = _reports(locked, State.ACCEPTED, side=other_side(side_of(link, locked)))
         if report_id is not None:
             signed = signed.filter(pk=report_id)
-        already_signed = signed.first() if signed.exists() else None
+        already_signed = signed.first()
         if already_signed is not None:
             return already_signed
         report = _waiting_for(link, locked, report_id=report_id)
@@ -458,11 +532,14 @@ def accept(link: PrivateLink, match: Match, *, report_id: int | None = None) -> 
 
 def _sign(link: PrivateLink, match: Match, report: TableReport) -> TableReport:
     version = _version_of(report)
-    saved = results.countersign(version, label=f"link {link.pk}", user=acting_user(link))
+    saved = results.countersign(
+        version, label=f"link {link.pk}", user=acting_user(link), match=match
+    )
     report.state = State.ACCEPTED
     report.answered_at = timezone.now()
     report.save(update_fields=["state", "answered_at", "updated_at"])
-    version.refresh_from_db()
+    # the version as the result service left it (its status tells the phone where it stands)
+    report.version = saved.version
     _log(
         match,
         "table.accepted",
@@ -494,7 +571,7 @@ def dispute(
         locked = results.lock_match(match)
         _check_link(link, locked)
         already = _reports(locked, State.DISPUTED, side=other_side(side_of(link, locked)))
-        disputed = already.first() if already.exists() else None
+        disputed = already.first()
         if disputed is not None:
             return disputed
         report = _waiting_for(link, locked, report_id=report_id)
@@ -558,6 +635,13 @@ def _expire_locked(match: Match, now: datetime | None = None) -> int:
             _expire(match, report)
             expired += 1
     return expired
+
+
+def any_due(reports: Sequence[TableReport], tournament: Tournament) -> bool:
+    """Whether one of ``reports`` (read for a page) waits past the time to countersign: a page
+    that already read its sheets asks ``expire_due`` only then, not on every view."""
+    now = timezone.now()
+    return any(_expired(report, tournament, now) for report in reports)
 
 
 def expire_due(
@@ -713,8 +797,19 @@ def on_result_changed(match: Match) -> None:
         if later is not None:  # this result may have moved another line into a later match
             settle_moved_lines(Match(pk=later))
     open_states = (State.DRAFT, *REFEREE_WAITS, State.ACCEPTED)
-    if not TableReport.objects.filter(match=match, state__in=open_states).exists():
+    open_reports = list(
+        TableReport.objects.filter(match=match, state__in=open_states)
+        .order_by()
+        .values_list("state", "version_id")
+    )
+    if not open_reports:
         return
+    if all(state == State.ACCEPTED for state, _version in open_reports):
+        # the usual end of a table: its sheet was just signed and came into force; a signed
+        # sheet is left alone when it is the one in force (below), so nothing to lock
+        current_id = results.in_force_id(match)
+        if all(version_id == current_id for _state, version_id in open_reports):
+            return
     with transaction.atomic():
         locked = results.lock_match(match)
         current = results.in_force(locked)

@@ -66,6 +66,7 @@ from tournaments.services.results.stored import (
     deals_of_match,
     deals_of_version,
     in_force,
+    in_force_id,
 )
 from tournaments.services.results.versions import (
     UNCHECKED,
@@ -125,6 +126,7 @@ __all__ = [
     "entry_refusal",
     "import_result",
     "in_force",
+    "in_force_id",
     "lock_match",
     "lock_matches",
     "named_version",

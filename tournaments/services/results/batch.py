@@ -37,6 +37,13 @@ def _lock(match: Match) -> Match:
     )
 
 
+def held_lock(match: Match | None) -> Match | None:
+    """``match`` when the caller says it locked it (``lock_match``) and a transaction is open
+    to hold that lock, else None (the writer then locks it itself): a players' step locks the
+    match first and need not have it read and locked again by each writer it calls."""
+    return match if match is not None and transaction.get_connection().in_atomic_block else None
+
+
 class _Numbered(Protocol):
     """A match as :func:`lock_matches` reads it: annotated with the number of its last version
     and the id of its version in force (``None`` for none)."""

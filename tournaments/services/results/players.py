@@ -22,7 +22,7 @@ from tournaments.models import (
     ResultVersion,
     Stage,
 )
-from tournaments.services.results.batch import _lock
+from tournaments.services.results.batch import _lock, held_lock
 from tournaments.services.results.deciding import decide
 from tournaments.services.results.reading import parse_deals, sheet_of
 from tournaments.services.results.stored import in_force
@@ -70,14 +70,16 @@ def propose_result(
     based_on: BasedOn | Unchecked = UNCHECKED,
     user: Actor = None,
     label: str | None = None,
+    lock_held: bool = False,
 ) -> ResultVersion:
     """Check a side's sheet like :func:`save_result` and store it as a PROPOSED version of
     source "players": it waits for the other side, nothing comes into force. A stale
     ``based_on`` (another version came into force since the sheet was opened) raises
-    :class:`StaleResult`."""
+    :class:`StaleResult`. ``lock_held``: ``match`` is the row the caller's open transaction
+    locked (``lock_match``), not read again."""
     parsed = parse_deals(deals)
     with transaction.atomic():
-        locked = _lock(match)
+        locked = (held_lock(match) if lock_held else None) or _lock(match)
         _check_lines(locked)
         decision = decide(locked, parsed, outcome=Outcome.COMPLETED, time_expired=time_expired)
         current = in_force(locked)
@@ -99,13 +101,20 @@ def propose_result(
 
 
 def countersign(
-    version: ResultVersion, *, user: Actor = None, label: str | None = None
+    version: ResultVersion,
+    *,
+    user: Actor = None,
+    label: str | None = None,
+    match: Match | None = None,
 ) -> SavedVersion:
     """Both sides signed a players' version: it takes its place by precedence (in force over no
     result, a deletion or the same result; otherwise it waits for the referee). ``created``
-    says whether it came into force."""
+    says whether it came into force. ``match``: the version's match, locked by the caller's
+    open transaction (``lock_match``), not read and locked again."""
     with transaction.atomic():
-        locked, version, current = _decidable(version.pk, based_on=UNCHECKED)
+        locked, version, current = _decidable(
+            version.pk, based_on=UNCHECKED, locked=held_lock(match)
+        )
         _check_lines(locked)
         if version.status == ResultVersion.Status.IN_FORCE:
             return SavedVersion(version, False)

@@ -646,12 +646,17 @@ def delete_result(
 
 
 def _decidable(
-    version_id: int, *, based_on: BasedOn | Unchecked
+    version_id: int, *, based_on: BasedOn | Unchecked, locked: Match | None = None
 ) -> tuple[Match, ResultVersion, ResultVersion | None]:
-    """Lock the version's match and return (match, version, current); checks staleness."""
-    match_id = ResultVersion.objects.filter(pk=version_id).values_list("match_id", flat=True)
-    locked = _lock(Match(pk=match_id.get()))
+    """Lock the version's match and return (match, version, current); checks staleness.
+    ``locked``: the version's match, already locked by the caller's open transaction
+    (``held_lock``), which is not read and locked again."""
+    if locked is None:
+        match_id = ResultVersion.objects.filter(pk=version_id).values_list("match_id", flat=True)
+        locked = _lock(Match(pk=match_id.get()))
     version = ResultVersion.objects.select_related("submission").get(pk=version_id)
+    if version.match_id != locked.pk:
+        raise ValueError(f"version {version_id} is not of match {locked.pk}")
     current = in_force(locked)
     if based_on is not UNCHECKED:
         seen = _based_on_number(based_on)
