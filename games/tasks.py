@@ -170,10 +170,20 @@ def _mark_error(submission_id, reason):
     time_limit=150,
 )
 def sweep_pending(older_than_s: float | None = None, limit: int = 1000) -> int:
-    """Re-enqueue submissions left pending (a broker outage, a lost message)."""
+    """Re-enqueue submissions left pending (a broker outage, a lost message); how many.
+
+    Where the workers can be woken (``services.wakes_available``), one wake-up covers them all
+    rather than a message each: its worker verifies them batch after batch, and those whose
+    earlier delivery died one at a time and alone, as for records submitted alone (a poison
+    record still ends failed after its attempts). None is sent while a fresh wake-up is out:
+    its worker sees them."""
     older = pending_after_s() if older_than_s is None else older_than_s
     ids = list(services.stale_pending(older).values_list("pk", flat=True)[:limit])
-    sent = sum(1 for pk in ids if services.enqueue_verification(pk))
-    if ids:
-        logger.info("sweep: %d pending submissions, %d re-enqueued", len(ids), sent)
+    if not ids:
+        return 0
+    if services.wakes_available():
+        sent = len(ids) if services.wake_workers(ids) else 0
+    else:
+        sent = sum(1 for pk in ids if services.enqueue_verification(pk))
+    logger.info("sweep: %d pending submissions, %d re-enqueued", len(ids), sent)
     return sent

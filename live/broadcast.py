@@ -259,6 +259,11 @@ def hub() -> Hub:
     return found
 
 
+def listening_here(group: str) -> bool:
+    """Whether a socket of this process (a hub of one of its loops) is in ``group``."""
+    return any(not loop.is_closed() and group in each.groups for loop, each in list(_hubs.items()))
+
+
 def deliver_here(group: str, frame: str, version: int | None) -> None:
     """Without Redis: hand the frame to every hub of this process, each in its own loop."""
     for loop, each in list(_hubs.items()):

@@ -133,6 +133,10 @@ def announce(
     if layer is None:
         return
     what = LiveEvent(event)
+    if isinstance(layer, InMemoryChannelLayer) and not _heard_here(layer, tournament_id, what):
+        # In memory, only this process's sockets hear it: a worker has none, and rendering
+        # the rows for nobody cost it more CPU than the result's own writes.
+        return
     sends: list[tuple[str, dict[str, Any]]] = []
     if what.desk_only:
         sends.append((desk_group_name(tournament_id), {"type": MESSAGE_TYPE, "what": what.value}))
@@ -175,6 +179,15 @@ def announce(
             _sending_loop.run(send_all, SEND_TIMEOUT_S)
     except Exception:  # the push is a convenience: polling still refreshes the pages
         logger.exception("live: could not announce %s for tournament %s", what, tournament_id)
+
+
+def _heard_here(layer: InMemoryChannelLayer, tournament_id: int, what: LiveEvent) -> bool:
+    """Whether a socket of this process listens to a group the event goes to (in memory)."""
+    if what.desk_only:
+        groups = [desk_group_name(tournament_id)]
+    else:
+        groups = [group_name(tournament_id, language) for language in languages()]
+    return any(layer.groups.get(group) or broadcast.listening_here(group) for group in groups)
 
 
 def frame_of(event: dict[str, Any]) -> dict[str, Any]:

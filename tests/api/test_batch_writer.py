@@ -2,6 +2,7 @@
 rows gathered and written per table (``results.ResultBatch``): what ends in the database must be
 exactly what verifying the records one by one gives, and the batch must announce once."""
 
+import time
 from unittest import mock
 
 import pytest
@@ -163,6 +164,39 @@ def test_a_batch_writes_each_table_once_not_once_per_record(
         )
     ]
     assert MatchResult.objects.filter(match__round__stage__tournament=tournament).count() == 42
+
+
+class _Clocks:
+    """``time`` for ``games.services.batches``: each reading of ``jumping`` a second later."""
+
+    def __init__(self, jumping):
+        self._seconds = 0.0
+        self.monotonic, self.process_time = time.monotonic, time.process_time
+        setattr(self, jumping, self._jump)
+
+    def _jump(self):
+        self._seconds += 1.0
+        return self._seconds
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("jumping", "groups"), [("monotonic", 1), ("process_time", 4)])
+def test_a_batch_is_split_by_the_engine_s_cpu_not_by_the_wall_clock(monkeypatch, jumping, groups):
+    # A loaded machine stretched the wall clock: batches split into groups of a record or two,
+    # each paying the group's dozen queries and its announcement. A record that costs the
+    # engine CPU still has its group written without waiting for the next one.
+    tournament = factories.tournament(lines=4)  # 6 matches
+    matches = factories.matches(tournament)[:4]
+    ids = [submit(match, seed=800 + i) for i, match in enumerate(matches)]
+    monkeypatch.setattr(services.batches, "time", _Clocks(jumping))
+    with mock.patch.object(
+        services.batches, "_write_group", wraps=services.batches._write_group
+    ) as write:
+        services.verify_waiting(ids[0], bound=len(ids))
+    assert write.call_count == groups
+    assert set(Submission.objects.filter(pk__in=ids).values_list("state", flat=True)) == {
+        "verified"
+    }
 
 
 @pytest.mark.django_db

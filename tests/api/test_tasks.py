@@ -123,6 +123,32 @@ def test_broker_down_at_submit_leaves_it_pending_and_the_sweep_sends_it(
     assert sub.state == "verified"
 
 
+@pytest.mark.skipif(not services.batching_available(), reason="wake-ups need PostgreSQL")
+def test_the_sweep_wakes_the_workers_once_for_every_record_left_pending(tournament):
+    """It sent one message a record; one wake-up's worker takes them all, batch after batch,
+    and a record whose earlier delivery died alone (``services.verify_all_waiting``)."""
+    subs = [stored(match, seed=i) for i, match in enumerate(factories.matches(tournament)[:3])]
+    Submission.objects.filter(pk__in=[s.pk for s in subs]).update(
+        submitted_at=timezone.now() - datetime.timedelta(minutes=5), enqueued_at=None
+    )
+    services.take_wake()  # no wake-up out
+    with (
+        mock.patch.object(services, "wakes_available", return_value=True),
+        mock.patch.object(tasks.verify_waiting_records, "apply_async") as wake,
+        mock.patch.object(tasks.verify_submission, "apply_async") as one,
+    ):
+        assert tasks.sweep_pending() == 3
+        assert wake.call_count == 1 and one.call_count == 0
+        # stamped with the wake-up, so the next sweep leaves them to it
+        assert not Submission.objects.filter(pk__in=[s.pk for s in subs], enqueued_at=None)
+        Submission.objects.filter(pk__in=[s.pk for s in subs]).update(enqueued_at=None)
+        # a wake-up is out (its mark is fresh): none is sent, its worker sees them
+        assert tasks.sweep_pending() == 0
+        assert wake.call_count == 1 and one.call_count == 0
+    services.verify_all_waiting(budget_s=60)
+    assert {s.state for s in Submission.objects.filter(pk__in=[s.pk for s in subs])} == {"verified"}
+
+
 def test_the_sweep_is_in_the_beat_schedule():
     entry = celery_app.conf.beat_schedule["sweep-pending-submissions"]
     assert entry["task"] == "games.tasks.sweep_pending"
