@@ -263,13 +263,21 @@ def save_draft(link: PrivateLink, match: Match, typed: Any) -> TableReport:
         locked = _open_match(link, match, known)
         side = side_of(link, locked)
         draft = _reports(locked, State.DRAFT, side=side).first()
-        if draft is None:
-            draft = TableReport.objects.create(match=locked, side=side, link=link, deals=typed)
-            _log(locked, "table.started", draft, link=link)
-        elif draft.deals != typed:
-            draft.deals = typed
-            draft.link = link
-            draft.save(update_fields=["deals", "link", "updated_at"])
+        return _write_draft(locked, side, link, draft, typed)
+
+
+def _write_draft(
+    locked: Match, side: str, link: PrivateLink, draft: TableReport | None, typed: Any
+) -> TableReport:
+    """The side's draft created (logged: the desk sees the table started) or brought up to
+    what is typed; nothing written when it already holds it. Under the match's lock."""
+    if draft is None:
+        draft = TableReport.objects.create(match=locked, side=side, link=link, deals=typed)
+        _log(locked, "table.started", draft, link=link)
+    elif draft.deals != typed:
+        draft.deals = typed
+        draft.link = link
+        draft.save(update_fields=["deals", "link", "updated_at"])
     return draft
 
 
@@ -293,13 +301,7 @@ def keep_draft(link: PrivateLink, match: Match, typed: Any) -> None:
             return
         _storable(typed)
         draft = next((r for r in found if r.state == State.DRAFT and r.side == side), None)
-        if draft is None:
-            draft = TableReport.objects.create(match=locked, side=side, link=link, deals=typed)
-            _log(locked, "table.started", draft, link=link)
-        elif draft.deals != typed:
-            draft.deals = typed
-            draft.link = link
-            draft.save(update_fields=["deals", "link", "updated_at"])
+        _write_draft(locked, side, link, draft, typed)
 
 
 @dataclass
