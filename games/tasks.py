@@ -99,16 +99,30 @@ def verify_submissions(self, submission_ids: list[int]) -> dict[int, str]:
     return states
 
 
+# A wake-up that leaves records held by another session looks again this often, this many
+# times: together longer than a task may run (a live worker's claims end with its task), so
+# past them what is still held is left to the beat sweep.
+LOOK_AGAIN_S = 1
+MAX_LOOKS = VERIFY_HARD_LIMIT_S // LOOK_AGAIN_S + 5
+
+
 @shared_task(name=services.VERIFY_WAITING, **_VERIFY_OPTIONS)
-def verify_waiting_records(self) -> int:
+def verify_waiting_records(self, looks: int = 0) -> int:
     """A wake-up (``services.wake_workers``, sent by a record submitted alone when none is
     out): verify the records waiting, batch after batch, until none is left
     (``services.verify_all_waiting``); how many it took. Database trouble retries the whole
-    wake-up, the batch under way given back its first try."""
+    wake-up, the batch under way given back its first try.
+
+    Records another session still holds (``services.claims_held_elsewhere``: a worker that
+    died a moment ago, whose wake-up came back here before PostgreSQL ended its session) are
+    looked at again shortly, ``looks`` counting the times."""
     try:
-        return services.verify_all_waiting(
+        taken = services.verify_all_waiting(
             budget_s=BATCHES_BUDGET_S, too_slow=SoftTimeLimitExceeded
         )
+        if looks < MAX_LOOKS and services.claims_held_elsewhere():
+            _look_again(verify_waiting_records, looks=looks + 1)
+        return taken
     except TRANSIENT_ERRORS as exc:
         if self.request.retries >= self.max_retries:
             # what is still pending waits for the next wake-up, or the sweep
@@ -119,11 +133,11 @@ def verify_waiting_records(self) -> int:
         raise self.retry(exc=exc, countdown=countdown) from exc
 
 
-def _look_again(task, argument) -> None:
+def _look_again(task, *args, **kwargs) -> None:
     try:
-        task.apply_async((argument,), countdown=1)
+        task.apply_async(args, kwargs=kwargs, countdown=LOOK_AGAIN_S)
     except Exception as exc:  # broker down: the sweep will find it if still pending
-        logger.warning("submission %s: could not look again (%s)", argument, exc)
+        logger.warning("%s%s: could not look again (%s)", task.name, args or "", exc)
 
 
 def _verify(task, submission_id: int) -> str:

@@ -6,6 +6,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 from django.db.models import Exists, F, OuterRef, TextField
 from django.db.models.functions import Cast
@@ -52,7 +53,7 @@ GROUP_WAIT_S = 0.2
 # most of a lone record's CPU in batches of ``BATCH_SIZE`` (2.5 against 1.7 ms a record for 200,
 # in one process). A batch that kills its worker leaves each of its records to be verified
 # alone: rare, and the price of the poison record's guarantee whatever the size.
-WAKE_BATCH_SIZE = 4 * BATCH_SIZE
+WAKE_BATCH_SIZE = getattr(settings, "GAMES_WAKE_BATCH_SIZE", 4 * BATCH_SIZE)
 # A claim is a session advisory lock on one 64-bit key: this namespace in the high 16 bits, the
 # low 48 bits of the submission's id below them. Every id under 2**48 has a key of its own; ids
 # further apart share one, which only makes one of them wait for the sweep while the other is
@@ -321,6 +322,16 @@ def verify_all_waiting(*, bound: int = WAKE_BATCH_SIZE, budget_s: float, too_slo
             raise
         finally:
             _release(claimed)
+
+
+def claims_held_elsewhere() -> bool:
+    """Whether records tried before are still pending, after a wake-up's worker found none it
+    could claim: another session holds them. Either a live worker's batch, which ends by its
+    task's time limit, or a worker that just died, whose PostgreSQL session lets go of its
+    claims a moment after the worker is gone: on RabbitMQ, its wake-up can come back to another
+    worker within that moment, which then finds nothing to do, and nothing else would come for
+    those records but the beat sweep, minutes later."""
+    return Submission.objects.filter(state=Submission.State.PENDING, attempts__gt=0).exists()
 
 
 def _verify_alone(submission_id: int, too_slow) -> None:

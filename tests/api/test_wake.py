@@ -5,13 +5,13 @@ records an earlier delivery died with, verified alone."""
 from unittest import mock
 
 import pytest
-from django.db import OperationalError
+from django.db import OperationalError, connections
 from django.utils import timezone
 
-from games import services
+from games import services, tasks
 from games.models import Submission, VerificationWake
 from tests.api import factories
-from tests.api.test_batches import applied_once, claims_free, pending_records
+from tests.api.test_batches import applied_once, claims_free, close_session, pending_records
 from tournaments.services import results
 
 pytestmark = pytest.mark.skipif(
@@ -179,4 +179,38 @@ def test_database_trouble_in_a_wake_up_gives_the_batch_back_its_first_try(broker
     assert set(Submission.objects.filter(pk__in=ids).values_list("attempts", flat=True)) == {0}
     assert claims_free(ids)  # none left held by this session
     assert services.verify_all_waiting(budget_s=60) == len(ids)  # the retry
+    assert applied_once(tournament)
+
+
+@pytest.mark.django_db
+def test_a_wake_up_looks_again_at_records_a_dying_worker_still_holds(broker):
+    """A worker killed mid-batch: RabbitMQ hands its wake-up to another worker at once, before
+    PostgreSQL has ended the dead worker's session and let go of its claims. That worker found
+    nothing it could claim and stopped, and the batch's records waited for the beat sweep
+    (minutes); it looks again shortly, a bounded number of times."""
+    tournament = factories.tournament(lines=4)  # 6 matches
+    ids = pending_records(tournament, seed_base=600)
+    held = ids[:3]
+    Submission.objects.filter(pk__in=held).update(attempts=1)  # the dead batch's try
+    dying = connections.create_connection("default")
+    try:
+        with dying.cursor() as cursor:  # the dead worker's session, not ended yet
+            cursor.execute(
+                f"SELECT pg_try_advisory_lock({services.batches._claim_key('id')}) "
+                "FROM unnest(%s::bigint[]) AS id",
+                [held],
+            )
+        with mock.patch.object(tasks.verify_waiting_records, "apply_async") as again:
+            assert tasks.verify_waiting_records() == len(ids) - len(held)
+            again.assert_called_once_with((), kwargs={"looks": 1}, countdown=tasks.LOOK_AGAIN_S)
+            again.reset_mock()
+            # past the last look (longer than any live worker's task), the sweep's turn
+            assert tasks.verify_waiting_records(looks=tasks.MAX_LOOKS) == 0
+            again.assert_not_called()
+    finally:
+        close_session(dying)
+    with mock.patch.object(tasks.verify_waiting_records, "apply_async") as again:
+        assert tasks.verify_waiting_records(looks=1) == len(held)  # alone, one by one
+        again.assert_not_called()  # nothing held any more: no look after this one
+    assert Submission.objects.filter(pk__in=ids, state="verified").count() == len(ids)
     assert applied_once(tournament)
