@@ -314,6 +314,8 @@ WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", defa
 WEBHOOK_TIMEOUT_S = env.float("WEBHOOK_TIMEOUT_S", default=5.0)
 # Records a verification task takes at once (its own and those waiting): games.services.
 GAMES_VERIFY_BATCH_SIZE = env.int("GAMES_VERIFY_BATCH_SIZE", default=50)
+# Records a wake-up's worker claims at a time (records submitted alone): games.services.batches.
+GAMES_WAKE_BATCH_SIZE = env.int("GAMES_WAKE_BATCH_SIZE", default=4 * GAMES_VERIFY_BATCH_SIZE)
 WEBHOOK_MAX_ATTEMPTS = env.int("WEBHOOK_MAX_ATTEMPTS", default=8)
 WEBHOOK_RETRY_BASE_S = env.float("WEBHOOK_RETRY_BASE_S", default=30.0)
 WEBHOOK_RETRY_MAX_S = env.float("WEBHOOK_RETRY_MAX_S", default=3600.0)

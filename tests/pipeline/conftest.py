@@ -377,8 +377,10 @@ class Workers:
             SCOPA_RATING_SWEEP_EVERY_S=str(sweep_every_s),
             SCOPA_RATING_DEBOUNCE_S="1",
             # small batches: the writer clears a batch of 50 in a blink, and the fault tests
-            # must catch the workers with records still under way
+            # must catch the workers with records still under way (a wake-up's batch too,
+            # four times as big by default: a burst of 66 was then over in six batches)
             GAMES_VERIFY_BATCH_SIZE="3",
+            GAMES_WAKE_BATCH_SIZE="3",
             SCOPA_PENDING_AFTER_S=str(pending_after_s),
             LOG_LEVEL="WARNING",
             PYTHONUNBUFFERED="1",
