@@ -40,9 +40,10 @@ shared with other users, the spectators' process, the phones' process), the push
 socket, and the load average at start and end. Every client runs on the same two cores as the
 servers: read their CPU beside the servers'.
 
-``--chromium M`` adds M real pages in headless Chromium, CPU throttled 4x as a phone's (CDP
-``Emulation.setCPUThrottlingRate``), reporting when the new row is in their DOM. No proxy routes
-``/ws/`` here, so the push serves those pages whole (``config.asgi`` serves HTTP too).
+``--chromium M`` adds M real pages in headless Chromium, each renderer held to a quarter of a
+core as a phone's (a cgroup CPU quota, ``CpuCap``; not DevTools' throttling, which spins),
+reporting when the new row is in their DOM and where their main thread's CPU went. No proxy
+routes ``/ws/`` here, so the push serves those pages whole (``config.asgi`` serves HTTP too).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/scopa_bench \\
     CHANNEL_LAYER_URL=redis://127.0.0.1:6379/9 CACHE_URL=redis://127.0.0.1:6379/10 \\
@@ -554,16 +555,103 @@ ROW_WATCH = """
 """
 
 
+# A phone's page gets this share of one core: about a quarter of a server core's speed.
+PHONE_CPU_SHARE = 0.25
+
+
+class CpuCap:
+    """A page's renderer held to ``PHONE_CPU_SHARE`` of a core by a kernel CPU quota (a cgroup
+    of its own, v1 or v2): the scheduler pauses it once its share is spent.
+
+    Not DevTools' ``Emulation.setCPUThrottlingRate``: on Linux its throttling thread keeps the
+    renderer's main thread spinning for the share it takes away, so a page "throttled 4x"
+    burns three quarters of a core whether or not it has work (measured: 0.50 CPU-s a result
+    for one page, against 0.04 unthrottled); twenty of them took the whole machine."""
+
+    ROOTS = (Path("/sys/fs/cgroup/cpu"), Path("/sys/fs/cgroup"))
+
+    def __init__(self, name: str) -> None:
+        self.path: Path | None = None
+        period = 100_000
+        quota = int(period * PHONE_CPU_SHARE)
+        for root in self.ROOTS:
+            v1 = (root / "cpu.cfs_quota_us").exists()
+            controllers = root / "cgroup.controllers"
+            v2 = not v1 and controllers.exists() and "cpu" in controllers.read_text().split()
+            if not (v1 or v2):
+                continue
+            path = root / name
+            try:
+                path.mkdir(exist_ok=True)
+                if v2:
+                    (path / "cpu.max").write_text(f"{quota} {period}")
+                else:
+                    (path / "cpu.cfs_period_us").write_text(str(period))
+                    (path / "cpu.cfs_quota_us").write_text(str(quota))
+            except OSError:
+                continue
+            self.path = path
+            return
+
+    def hold(self, pids: set[int]) -> None:
+        if self.path is not None:
+            for pid in pids:
+                with contextlib.suppress(OSError):  # gone already
+                    (self.path / "cgroup.procs").write_text(str(pid))
+
+    def paused(self) -> int:
+        """How many of its periods the kernel paused the page once its share was spent."""
+        if self.path is None:
+            return 0
+        with contextlib.suppress(OSError, ValueError):
+            for line in (self.path / "cpu.stat").read_text().splitlines():
+                name, value = line.split()
+                if name == "nr_throttled":
+                    return int(value)
+        return 0
+
+    def remove(self) -> None:
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.rmdir()
+
+
+def renderers() -> set[int]:
+    """Chromium's renderer processes on this machine."""
+    found = set()
+    for proc in Path("/proc").glob("[0-9]*"):
+        with contextlib.suppress(OSError):
+            if b"--type=renderer" in (proc / "cmdline").read_bytes():
+                found.add(int(proc.name))
+    return found
+
+
 class Chromium:
-    """``n`` real pages of the round in headless Chromium, their CPU throttled 4x as a phone's
-    (CDP ``Emulation.setCPUThrottlingRate``); each reports when a watched row's new content is
-    in its DOM."""
+    """``n`` real pages of the round in headless Chromium, each renderer held to a phone's
+    share of a core (``CpuCap``); each reports when a watched row's new content is in its
+    DOM, and its renderer's main thread says where its CPU went."""
 
     def __init__(self, n: int) -> None:
         self.n = n
         self.held: list[dict[str, float]] = [{} for _ in range(n)]
         self.playwright: Any = None
         self.browser: Any = None
+        self.sessions: list[Any] = []
+        self.caps: list[CpuCap] = []
+        self.paused = 0  # periods the caps paused a page, read as the pages close
+        self.requests = 0  # the pages' own requests once loaded (a refetch, a poll)
+
+    async def main_thread(self) -> dict[str, float]:
+        """The pages' renderer main threads, summed: CPU seconds (CDP ``Performance`` metrics
+        in thread ticks) in tasks, script, layout and style, and how many layouts."""
+        wanted = ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")
+        total = dict.fromkeys((*wanted, "LayoutCount"), 0.0)
+        for cdp in self.sessions:
+            metrics = (await cdp.send("Performance.getMetrics"))["metrics"]
+            for metric in metrics:
+                if metric["name"] in total:
+                    total[metric["name"]] += metric["value"]
+        return total
 
     async def open(self, url: str, watched: list[str]) -> int:
         from playwright.async_api import async_playwright
@@ -577,6 +665,7 @@ class Chromium:
         )
         pushing = 0
         for index in range(self.n):
+            before = renderers()
             context = await self.browser.new_context(locale="it-IT")
             held = self.held[index]
             await context.expose_function(
@@ -584,19 +673,34 @@ class Chromium:
             )
             page = await context.new_page()
             cdp = await context.new_cdp_session(page)
-            await cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
+            await cdp.send("Performance.enable", {"timeDomain": "threadTicks"})
+            self.sessions.append(cdp)
             await page.goto(url, wait_until="load", timeout=120_000)
             await page.evaluate(ROW_WATCH, watched)
+            page.on("request", self._requested)
+            cap = CpuCap(f"venue-page-{os.getpid()}-{index}")
+            cap.hold(renderers() - before)  # this page's renderer, opened with it
+            self.caps.append(cap)
             with contextlib.suppress(Exception):
                 await page.wait_for_selector("#live[data-live-state=push]", timeout=30_000)
                 pushing += 1
         return pushing
 
+    def _requested(self, request: Any) -> None:
+        self.requests += 1
+
     async def close(self) -> None:
+        self.paused = sum(cap.paused() for cap in self.caps)
         if self.browser is not None:
             await self.browser.close()
         if self.playwright is not None:
             await self.playwright.stop()
+        for cap in self.caps:
+            cap.remove()
+
+    @property
+    def capped(self) -> int:
+        return sum(cap.path is not None for cap in self.caps)
 
 
 # --------------------------------------------------------------------------- the servers
@@ -895,7 +999,10 @@ async def venue(
         pushing = await chromium.open(
             f"http://127.0.0.1:{servers.push_ports[0]}{path}", sorted(bench.watched)
         )
-        print(f"{pushing}/{args.chromium} Chromium pages (CPU throttled 4x) on the socket")
+        print(
+            f"{pushing}/{args.chromium} Chromium pages on the socket, {chromium.capped} held to "
+            f"{PHONE_CPU_SHARE:.0%} of a core as a phone's"
+        )
 
     def roles() -> dict[str, list[int]]:
         own = set(children(os.getpid())) - {os.getpid()}
@@ -909,7 +1016,8 @@ async def venue(
             "phones": [phone_process.pid] if phone_process.pid else [],
         }
         if args.chromium:  # the browser's processes and Playwright's driver, this one's children
-            found["Chromium"] = sorted(own - set(found["phones"]))
+            servers_own = {pid for proc in servers.all() for pid in children(proc.pid)}
+            found["Chromium"] = sorted(own - set(found["phones"]) - servers_own)
         redis = redis_pid(os.environ.get("CHANNEL_LAYER_URL", ""))
         if redis:
             found["Redis (whole server, shared)"] = [redis]
@@ -940,6 +1048,8 @@ async def venue(
     bench.bytes_before = {id(s): s.bytes_in for s in spectators}
     phone_process.start()
     cpu = Cpu(roles())
+    page_cpu = await chromium.main_thread()
+    page_requests = chromium.requests
     bench.measuring = True
     records: list[dict[str, Any]] = []
     loop = asyncio.get_running_loop()
@@ -965,6 +1075,9 @@ async def venue(
         await asyncio.sleep(0.2)
     storm = await restart if restart is not None else None
     spent = cpu.since(roles())  # entry, and the deliveries still under way when it ended
+    page_after = await chromium.main_thread()
+    page_cpu = {name: page_after[name] - page_cpu[name] for name in page_after}
+    page_requests = chromium.requests - page_requests
     drained_s = time.perf_counter() - begin
     bench.measuring = False
     phone_process.join(timeout=10)
@@ -1039,6 +1152,17 @@ async def venue(
             f"countersign -> new row in a Chromium page's DOM: {spread(real)}; "
             f"missing {absent} of {len(ok) * args.chromium}"
         )
+        per = max(len(records), 1) * args.chromium
+        print(
+            "a Chromium page's main thread a result (CPU ms): "
+            f"tasks {page_cpu['TaskDuration'] * 1000 / per:.1f}, "
+            f"script {page_cpu['ScriptDuration'] * 1000 / per:.1f}, "
+            f"layout {page_cpu['LayoutDuration'] * 1000 / per:.1f} "
+            f"({page_cpu['LayoutCount'] / per:.1f} layouts), "
+            f"style {page_cpu['RecalcStyleDuration'] * 1000 / per:.1f}; "
+            f"the pages' requests {page_requests}; the caps paused a page "
+            f"{chromium.paused} times in 0.1 s periods"
+        )
     if storm is not None:
         during = [
             (times[0] - record["sent"]) * 1000
@@ -1090,7 +1214,7 @@ def main() -> None:
         "--chromium",
         type=int,
         default=0,
-        help="real Chromium pages among the screens (CPU throttled 4x)",
+        help="real Chromium pages among the screens (each held to a quarter of a core)",
     )
     parser.add_argument(
         "--push",
