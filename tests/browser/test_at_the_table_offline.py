@@ -45,9 +45,12 @@ class Phone:
     """One phone: a Chromium profile on disk, opened and closed like the real browser.
 
     A cut phone's sheets cannot reach the server by any path: besides the routes aborted, the
-    server refuses every sync while a phone is cut (`cut_lines`), as if it were unreachable. A
-    restarted browser wakes its service worker's pending background sync before a test can
-    install its routes again; a real phone without a network could not send it."""
+    server refuses every sync and every draft while a phone is cut (`cut_lines`), as if it
+    were unreachable. A restarted browser wakes its service worker's pending background sync
+    before a test can install its routes again, and a service worker started afresh (the page
+    reloaded offline) makes the page's first draft request before Playwright has attached its
+    routes to it (the offline test found a draft typed offline on the server, under load); a
+    real phone without a network could not send either."""
 
     def __init__(self, browser, live_server, profile, cut_lines):
         self.browser, self.live_server, self.profile = browser, live_server, profile
@@ -101,6 +104,15 @@ def phone_factory(browser, live_server, tmp_path, monkeypatch):
         return sync(*args, **kwargs)
 
     monkeypatch.setattr(offline, "sync", unreachable_while_cut)
+    for name in ("keep_draft", "save_draft"):  # the drafts the sheet's script tells the server
+        kept = getattr(reports, name)
+
+        def draft_unreachable_while_cut(*args, _kept=kept, **kwargs):
+            if cut_lines:
+                raise ConnectionAbortedError("a phone is cut off: its draft cannot arrive")
+            return _kept(*args, **kwargs)
+
+        monkeypatch.setattr(reports, name, draft_unreachable_while_cut)
 
     def make(name="phone"):
         phone = Phone(browser, live_server, tmp_path / name, cut_lines)
