@@ -133,25 +133,27 @@ def announce(
     if layer is None:
         return
     what = LiveEvent(event)
-    if isinstance(layer, InMemoryChannelLayer) and not _heard_here(layer, tournament_id, what):
+    targets = _targets(tournament_id, what)
+    if isinstance(layer, InMemoryChannelLayer) and not any(
+        layer.groups.get(group) or broadcast.listening_here(group) for group, _language in targets
+    ):
         # In memory, only this process's sockets hear it: a worker has none, and rendering
         # the rows for nobody cost it more CPU than the result's own writes.
         return
+    # the rows of every language at once: the matches are read once, not once a language
+    by_language = (
+        patches.rows_by_language(match_ids, languages()) if match_ids and not what.desk_only else {}
+    )
     sends: list[tuple[str, dict[str, Any]]] = []
-    if what.desk_only:
-        sends.append((desk_group_name(tournament_id), {"type": MESSAGE_TYPE, "what": what.value}))
-    else:
-        # the rows of every language at once: the matches are read once, not once a language
-        by_language = patches.rows_by_language(match_ids, languages()) if match_ids else {}
-        for language in languages():
-            message: dict[str, Any] = {"type": MESSAGE_TYPE, "what": what.value}
+    for group, language in targets:
+        message: dict[str, Any] = {"type": MESSAGE_TYPE, "what": what.value}
+        if language is not None:  # a public group: the version, and the rows when they fit
             if version is not None:
                 message["v"] = version
-            if match_ids:
-                rows = by_language.get(language)
-                if rows is not None:
-                    message["rows"] = rows
-            sends.append((group_name(tournament_id, language), message))
+            rows = by_language.get(language)
+            if rows is not None:
+                message["rows"] = rows
+        sends.append((group, message))
     # the public groups' frames, encoded once here, go through the broadcast when it is on
     frames = [
         (group, json.dumps(frame_of(message)), message.get("v"))
@@ -181,13 +183,12 @@ def announce(
         logger.exception("live: could not announce %s for tournament %s", what, tournament_id)
 
 
-def _heard_here(layer: InMemoryChannelLayer, tournament_id: int, what: LiveEvent) -> bool:
-    """Whether a socket of this process listens to a group the event goes to (in memory)."""
+def _targets(tournament_id: int, what: LiveEvent) -> list[tuple[str, str | None]]:
+    """The groups an event goes to, each with its language: the desk's alone (None) for a
+    desk-only event, else the public group of every language."""
     if what.desk_only:
-        groups = [desk_group_name(tournament_id)]
-    else:
-        groups = [group_name(tournament_id, language) for language in languages()]
-    return any(layer.groups.get(group) or broadcast.listening_here(group) for group in groups)
+        return [(desk_group_name(tournament_id), None)]
+    return [(group_name(tournament_id, language), language) for language in languages()]
 
 
 def frame_of(event: dict[str, Any]) -> dict[str, Any]:

@@ -60,8 +60,3 @@ def rows_by_language(
         else found
         for language, found in rows.items()
     }
-
-
-def rows_for(match_ids: Sequence[int], language: str) -> list[Row] | None:
-    """``rows_by_language`` for one language."""
-    return rows_by_language(match_ids, [language])[language]

@@ -93,14 +93,6 @@ def shows_group(stage):
     return stage.kind == Stage.Kind.ROUND_ROBIN
 
 
-def rows_for_push(match_ids) -> list[dict[str, str]] | None:
-    """The round page's rows of these matches, in the active language (``rows_in_languages``
-    for it alone)."""
-    language = get_language()
-    rows = rows_in_languages(match_ids, [language])
-    return None if rows is None else rows[language]
-
-
 def rows_in_languages(match_ids, languages) -> dict[str, list[dict[str, str]] | None] | None:
     """The round page's rows of these matches in each of ``languages``, the matches read once:
     what a pushed result carries (registered with ``live.patches`` in ``PublicConfig.ready``).

@@ -9,7 +9,6 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 from django.test import Client
-from django.utils import translation
 
 from tests.api import factories
 from tests.browser.conftest import settle_csp_reports
@@ -137,8 +136,7 @@ def test_a_countersigned_result_is_on_the_round_page_and_the_standings_at_once(
             try:
                 proposed = results.propose_result(match, sheet)
                 results.countersign(proposed)
-                with translation.override("it"):
-                    (row,) = rows.rows_for_push([match.pk])
+                (row,) = rows.rows_in_languages([match.pk], ["it"])["it"]
                 return row
             finally:
                 connection.close()

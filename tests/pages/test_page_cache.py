@@ -206,13 +206,14 @@ def test_a_pushed_result_carries_its_row_per_language_within_the_budget(monkeypa
     round_, _url = _round_url(tournament)
     match = _playable(round_)
     results.enter_result(match, deals((5, 2), (3, 4), (4, 1)))
-    (italian,) = patches.rows_for([match.pk], "it")
-    (english,) = patches.rows_for([match.pk], "en")
+    by_language = patches.rows_by_language([match.pk], ["it", "en"])
+    (italian,), (english,) = by_language["it"], by_language["en"]
     assert italian["id"] == english["id"] == f"m-{match.pk}"
     assert 'title="Match details"' in english["html"]
     assert 'title="Match details"' not in italian["html"]
     monkeypatch.setattr(patches, "ROW_BYTES_BUDGET", 100)
-    assert patches.rows_for([match.pk], "it") is None  # too big: the pages fetch themselves
+    # too big: the pages fetch themselves
+    assert patches.rows_by_language([match.pk], ["it"]) == {"it": None}
 
 
 def test_only_a_round_of_rows_that_no_other_result_changes_is_patched_in_place(client):
@@ -237,7 +238,7 @@ def test_a_push_of_more_results_than_its_budget_holds_reads_and_renders_nothing(
     )
     monkeypatch.setattr(patches, "ROW_BYTES_BUDGET", rows.ROW_MIN_BYTES * (len(ids) - 1))
     with CaptureQueriesContext(connection) as queries:
-        assert patches.rows_for(ids, "it") is None
+        assert patches.rows_by_language(ids, ["it"]) == {"it": None}
     assert len(queries) == 0
 
 
@@ -245,8 +246,7 @@ def test_no_row_is_shorter_than_the_least_a_push_counts_on():
     tournament = build_tournament(4, slug="corte", play=False, knockout=False)
     ids = Match.objects.filter(round__stage__tournament=tournament).values_list("pk", flat=True)
     for language in ("it", "en"):
-        with translation.override(language):
-            pushed = rows.rows_for_push(list(ids)[:1])
+        pushed = rows.rows_in_languages(list(ids)[:1], [language])[language]
         assert pushed and len(pushed[0]["html"].encode()) >= rows.ROW_MIN_BYTES
 
 
@@ -257,5 +257,5 @@ def test_a_push_reads_a_tournament_s_withdrawn_lines_once_for_all_its_rows():
     )
     cache.clear()
     with CaptureQueriesContext(connection) as queries:
-        assert len(rows.rows_for_push(ids[:3])) == 3
+        assert len(rows.rows_in_languages(ids[:3], ["it"])["it"]) == 3
     assert sum("withdrawn" in q["sql"] for q in queries.captured_queries) == 1

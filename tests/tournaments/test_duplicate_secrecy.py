@@ -109,7 +109,8 @@ def test_a_result_in_a_running_duplicate_stage_pushes_no_rows(session):
     """The pages fetch themselves instead: the result may be secret, and may open boards that
     change other tables' rows."""
     _t, _stage, board_set, withheld, shown, last, _organizer = session
-    assert rows.rows_for_push([shown[0].pk]) is None
-    assert patches.rows_for([withheld[0].pk], "it") is None
+    assert rows.rows_in_languages([shown[0].pk], ["it"]) is None
+    assert patches.rows_by_language([withheld[0].pk], ["it"]) == {"it": None}
     _play(last, board_set)
-    assert rows.rows_for_push([last.pk]) is None  # still running: other rows changed too
+    # still running: other rows changed too
+    assert rows.rows_in_languages([last.pk], ["it"]) is None
