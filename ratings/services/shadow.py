@@ -3,7 +3,7 @@
 Rewriting the rating cache in place (``DELETE`` every row, then ``COPY`` with every index and
 every deferred foreign-key trigger live) spent most of PostgreSQL's time; ``TRUNCATE`` would cut
 it but lock the rating pages out until the commit. Instead each table gets a shadow twin (the
-same columns, defaults, identity and checks, no index, no foreign key), filled by ``COPY``,
+same columns, defaults, identity, checks and grants, no index, no foreign key), filled by ``COPY``,
 then indexed in bulk (one sort an index) and constrained (one join a foreign key), and swapped
 in at the end, in the recompute's transaction:
 
@@ -124,6 +124,24 @@ def _describe(cursor, table: str, tag: str) -> _Table:
     return described
 
 
+def _copy_grants(cursor, source: str, target: str, kind: str) -> None:
+    """Grant on ``target`` what ``source`` grants to roles other than its owner (a reporting
+    role's ``SELECT``, say): ``CREATE TABLE ... LIKE`` copies no privileges, and without this
+    a recompute's swap took them away. Column privileges are not copied (the migrations grant
+    none)."""
+    cursor.execute(
+        "SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END, "
+        "a.privilege_type, a.is_grantable "
+        "FROM pg_class c CROSS JOIN LATERAL aclexplode(c.relacl) a "
+        "LEFT JOIN pg_roles r ON r.oid = a.grantee "
+        "WHERE c.oid = %s::regclass AND a.grantee <> c.relowner",
+        [source],
+    )
+    for grantee, privilege, grantable in cursor.fetchall():
+        option = " WITH GRANT OPTION" if grantable else ""
+        cursor.execute(f"GRANT {privilege} ON {kind} {target} TO {grantee}{option}")
+
+
 _INDEX_DEF = re.compile(r"^CREATE (UNIQUE )?INDEX \S+ ON (?:ONLY )?\S+ (USING .*)$", re.S)
 
 
@@ -152,6 +170,12 @@ class Rebuild:
                     "INCLUDING DEFAULTS INCLUDING IDENTITY INCLUDING CONSTRAINTS "
                     "INCLUDING GENERATED INCLUDING STORAGE)"
                 )
+                _copy_grants(cursor, t.qualified(t.live), t.qualified(t.shadow), "TABLE")
+                if t.sequence is not None:
+                    cursor.execute(
+                        "SELECT pg_get_serial_sequence(%s, %s)", [t.qualified(t.shadow), t.identity]
+                    )
+                    _copy_grants(cursor, t.sequence, cursor.fetchone()[0], "SEQUENCE")
 
     def steps(self) -> int:
         """How many statements ``index()`` runs (for a progress bar)."""

@@ -3,6 +3,7 @@ place (SQLite): the same numbers as incremental rating, readers see the old rati
 ones and never an empty cache, and a failure leaves the old ratings as they were."""
 
 import threading
+import uuid
 
 import pytest
 from django.core.management import call_command
@@ -72,6 +73,50 @@ def test_a_recompute_gives_the_numbers_of_incremental_rating_and_keeps_the_schem
     update_for_match(m.id)
     newest = RatingChange.objects.filter(match=m).values_list("id", flat=True)
     assert min(newest) > max(RatingChange.objects.exclude(match=m).values_list("id", flat=True))
+
+
+@pytest.mark.django_db
+@on_postgresql
+def test_a_recompute_keeps_what_the_cache_s_tables_grant_other_roles(league):
+    """A reporting role reading the ratings (granted by an operator, not by the migrations):
+    the swapped-in tables were made by ``CREATE TABLE ... LIKE``, which copies no privileges,
+    and the role lost its reads at the first recompute. (The role is made in the test's
+    transaction, and goes with it.)"""
+    reader = f"scopa_reader_{uuid.uuid4().hex[:12]}"
+    with connection.cursor() as cursor:
+        cursor.execute(f"CREATE ROLE {reader}")
+        cursor.execute(f"GRANT SELECT ON ratings_rating, ratings_ratingchange TO {reader}")
+        cursor.execute(f"GRANT SELECT, INSERT ON ratings_ratedmatch TO {reader} WITH GRANT OPTION")
+        sequence = "pg_get_serial_sequence('ratings_ratingchange', 'id')"
+        cursor.execute(f"SELECT {sequence}")
+        cursor.execute(f"GRANT USAGE ON SEQUENCE {cursor.fetchone()[0]} TO {reader}")
+    for m in league["matches"]:
+        update_for_match(m.id)
+    recompute()
+
+    def privileges():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT t, p, has_table_privilege(%s, t, p), "
+                "has_table_privilege(%s, t, p || ' WITH GRANT OPTION') "
+                "FROM unnest(%s::text[]) AS t, unnest(ARRAY['SELECT', 'INSERT']) AS p "
+                "ORDER BY 1, 2",
+                [reader, reader, list(CACHE_TABLES)],
+            )
+            tables = cursor.fetchall()
+            cursor.execute(f"SELECT has_sequence_privilege(%s, {sequence}, 'USAGE')", [reader])
+            return tables, cursor.fetchone()[0]
+
+    tables, sequence_usage = privileges()
+    assert tables == [
+        ("ratings_ratedmatch", "INSERT", True, True),
+        ("ratings_ratedmatch", "SELECT", True, True),
+        ("ratings_rating", "INSERT", False, False),
+        ("ratings_rating", "SELECT", True, False),
+        ("ratings_ratingchange", "INSERT", False, False),
+        ("ratings_ratingchange", "SELECT", True, False),
+    ]
+    assert sequence_usage
 
 
 @pytest.mark.django_db(transaction=True)
