@@ -783,7 +783,8 @@ def pending_match_ids(
     runs ask (a scan of the match table instead of two joins over the whole log); the beat sweep
     asks the full one. A result changed since then can also make rateable the unrated matches
     of its stage (the tables that held a duplicate board it opened, played earlier and withheld
-    until now): those are pending too. ``stage_id`` limits the look to one stage (a duplicate
+    until now), and a result deleted can withhold again rated tables of its stage (a board
+    secret again): those are pending too. ``stage_id`` limits the look to one stage (a duplicate
     stage just closed shows every table).
     """
     every = _rateable(Match.objects.all())
@@ -798,15 +799,28 @@ def pending_match_ids(
     unrated_q = Q(rating_entry__isnull=True) | ~Q(rating_entry__stamp=F("updated_at"))
     unrated = rateable.filter(unrated_q).values_list("id", flat=True)
     released = every.none().values_list("id", flat=True)
+    hidden = released
     if since is not None:
         changed_stages = Match.objects.filter(updated_at__gte=since).values("round__stage_id")
         released = every.filter(
             round__stage_id__in=changed_stages, rating_entry__isnull=True
         ).values_list("id", flat=True)
+        # and the rated tables of those stages that no longer count: a deleted result makes a
+        # duplicate board secret again, and withholds the other tables that hold it
+        hidden = (
+            RatedMatch.objects.filter(match__round__stage_id__in=changed_stages)
+            .exclude(match_id__in=every.filter(round__stage_id__in=changed_stages).values("id"))
+            .values_list("match_id", flat=True)
+        )
     gone = rated.exclude(match_id__in=rateable.values("id")).values_list("match_id", flat=True)
     if limit is not None:
-        unrated, released, gone = unrated[:limit], released[:limit], gone[:limit]
-    return sorted({*unrated, *released, *gone})
+        unrated, released, gone, hidden = (
+            unrated[:limit],
+            released[:limit],
+            gone[:limit],
+            hidden[:limit],
+        )
+    return sorted({*unrated, *released, *gone, *hidden})
 
 
 def rate_pending(

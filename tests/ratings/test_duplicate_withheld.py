@@ -15,7 +15,7 @@ from tests.ratings.test_service import snapshot
 from tests.tournaments.test_duplicate_stage import _play, _tournament
 from tournaments import access
 from tournaments.models import Match, Stage
-from tournaments.services import duplicate
+from tournaments.services import duplicate, results
 
 pytestmark = pytest.mark.django_db
 
@@ -65,6 +65,22 @@ def test_a_withheld_table_moves_no_rating_until_its_boards_open(session):
     rated = snapshot()
     recompute()
     assert snapshot() == rated  # the late tables took their place in the order of play
+
+
+def test_a_deleted_result_that_makes_a_board_secret_again_takes_its_tables_ratings_back(session):
+    """The last table's result opened the boards and the withheld tables were rated; then it
+    is deleted: the boards are secret again, and so are those tables' results. Their ratings
+    go with the next debounced run, not the beat sweep's full look minutes later."""
+    tournament, _stage, board_set, _matches, last, withheld = session
+    _play(last, board_set)
+    rate_pending()
+    assert withheld | {last.pk} <= _rated()
+    _age(withheld)  # played long before: only the deletion changed lately
+    results.delete_result(Match.objects.get(pk=last.pk), reason="wrong table")
+    assert withheld <= set(access.withheld_results(None, tournament))
+    rate_pending(since=timezone.now() - timedelta(minutes=10))
+    assert not _rated() & (withheld | {last.pk})
+    assert not RatingChange.objects.filter(match_id__in=withheld).exists()
 
 
 def test_closing_the_stage_applies_the_withheld_ratings(
