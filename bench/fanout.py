@@ -1,7 +1,7 @@
-"""The push's fan-out, side by side: the channel layer's group_send against the local broadcast.
+"""The push's fan-out options (issue 32) side by side, from group_send to the floor and SSE.
 
 A server process (``config.asgi``; daphne unless said) on loopback per mode, each holding
-``--clients`` WebSocket clients of its own public tournament:
+``--clients`` clients (WebSockets; event streams for ``sse``) of its own public tournament:
 
 - ``group_send`` (``LIVE_BROADCAST=0``, channels_redis's core layer): a Redis message per
   socket, each read, decoded and re-encoded by daphne;
@@ -12,7 +12,17 @@ A server process (``config.asgi``; daphne unless said) on loopback per mode, eac
 - ``uvicorn``: the broadcast served by uvicorn with the ``websockets`` library's legacy protocol
   (``--ws websockets``, per-message deflate on);
 - ``push`` (what a site runs, ``python -m config.push``): the broadcast served by uvicorn with
-  websockets' sans-I/O protocol, no per-message deflate.
+  websockets' sans-I/O protocol, no per-message deflate;
+- ``websockets`` (``bench/fanout_floor.py``): the floor, the ``websockets`` library alone on
+  the broadcast's Redis channel (no ASGI, no Django), each frame written by
+  ``websockets.broadcast``, no deflate: what writing the frames costs;
+- ``sse`` (``bench/fanout_sse.py``): Server-Sent Events, a bench-only ASGI app on uvicorn
+  (uvloop, httptools) holding ``text/event-stream`` responses, each frame one ``data:`` event;
+  its clients here read the chunked response with asyncio streams, a frame counted when its
+  event's blank line arrives.
+
+The last two take the tournament's id on the command line and check no access: their
+handshakes, like everyone's, are not counted.
 
 Results are announced the way a saved result is (``live.signals.announce_result``: the version
 moved, the match's row rendered in both languages), to each server in turn, the order rotated
@@ -63,11 +73,20 @@ MODES = {
     # the same broadcast served by uvicorn (its websockets implementation) instead of daphne
     "uvicorn": ({"LIVE_BROADCAST": "1", "CHANNEL_LAYER_BACKEND": CORE}, CORE, True),
     "push": ({"LIVE_BROADCAST": "1", "CHANNEL_LAYER_BACKEND": CORE}, CORE, True),
+    # bench-only servers on the broadcast's Redis channel: the floor, and Server-Sent Events
+    "websockets": ({}, CORE, True),
+    "sse": ({}, CORE, True),
 }
 
 
-def server_command(mode: str, port: int) -> list[str]:
+def server_command(mode: str, port: int, slug: str, tournament_id: int) -> list[str]:
     bin_dir = Path(sys.executable).parent
+    if mode in ("websockets", "sse"):
+        script = ROOT / "bench" / ("fanout_floor.py" if mode == "websockets" else "fanout_sse.py")
+        prefix = settings.CHANNEL_LAYERS["default"].get("CONFIG", {}).get("prefix", "asgi")
+        return [sys.executable, str(script), "--port", str(port), "--redis",
+                settings.CHANNEL_LAYER_URL, "--prefix", prefix,
+                "--tournament", f"{slug}={tournament_id}"]  # fmt: skip
     if mode == "push":
         return [sys.executable, "-m", "config.push", "--port", str(port), "--no-proxy"]
     if mode == "uvicorn":
@@ -79,6 +98,11 @@ def server_command(mode: str, port: int) -> list[str]:
 
 
 def cpu_s(pid):
+    """A process's CPU seconds, all its threads, read from its CPU-time clock (the id glibc's
+    clock_getcpuclockid gives, in nanoseconds); /proc's ticks (10 ms) where there is none: the
+    floor spends about 20 ms on a result for 2,000 sockets."""
+    with contextlib.suppress(OSError):
+        return time.clock_gettime(((~pid) << 3) | 2)  # CPUCLOCK_SCHED of the process
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -138,6 +162,69 @@ class Room:
             reader.cancel()
 
 
+class SseRoom(Room):
+    """One SSE server's clients: an asyncio stream each, reading the chunked response; a frame
+    is counted when its event's blank line arrives."""
+
+    def __init__(self, mode, server, port, slug):
+        super().__init__(mode, server, port, slug)
+        self.path = f"/sse/t/{slug}/?lang=it"
+
+    async def connect(self, n, gate):
+        request = (
+            f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+            f"Accept: text/event-stream\r\nOrigin: {self.origin}\r\n\r\n"
+        ).encode()
+
+        async def one():
+            async with gate:
+                reader, writer = await asyncio.wait_for(
+                    asyncio.open_connection("127.0.0.1", self.port), 60
+                )
+                writer.write(request)
+                status = await reader.readline()
+                if not status.startswith(b"HTTP/1.1 200"):
+                    writer.close()
+                    raise ConnectionError(status.decode("latin-1").strip())
+                chunked = False
+                while (line := await reader.readline()) not in (b"\r\n", b""):
+                    chunked |= line.lower() == b"transfer-encoding: chunked\r\n"
+                if not chunked:
+                    writer.close()
+                    raise ConnectionError("the event stream is not chunked")
+                return reader, writer
+
+        tasks = [asyncio.create_task(one()) for _ in range(n)]
+        await asyncio.wait(tasks)
+        self.sockets = [t.result() for t in tasks if t.exception() is None]
+        self.readers = [asyncio.create_task(self._read(stream)) for stream in self.sockets]
+        return n - len(self.sockets)
+
+    async def _read(self, stream):
+        reader, _writer = stream
+        pending = b""
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError, ValueError):
+            while size := int((await reader.readline()).split(b";")[0], 16):
+                pending += (await reader.readexactly(size + 2))[:-2]
+                while (end := pending.find(b"\n\n")) >= 0:
+                    event, pending = pending[: end + 2], pending[end + 2 :]
+                    if event.startswith(b":"):  # a comment: the stream's opening
+                        continue
+                    self.stamps.append(time.perf_counter())
+                    self.bytes += len(event)
+                    if len(self.stamps) == len(self.sockets):
+                        self.done.set()
+
+    async def close(self):
+        for _reader, writer in self.sockets:
+            writer.close()
+        await asyncio.gather(
+            *(writer.wait_closed() for _reader, writer in self.sockets), return_exceptions=True
+        )
+        for reader in self.readers:
+            reader.cancel()
+
+
 def announce(mode, tournament_id, match_id):
     """As a saved result does, in a thread of its own (its database connection closed), through
     the mode's layer or the broadcast."""
@@ -166,6 +253,17 @@ async def run(args, rooms, tournaments):
         await asyncio.sleep(1.0)
         room.kib_per_socket = (rss_kib(room.server.pid) - before) / max(1, len(room.sockets))
         print(f"{room.mode}: {len(room.sockets)} clients connected, {failed} failed")
+    # a result each first, not counted: this process's first announcement starts its sending
+    # loop and Redis connection (live/groups.py) and renders cold, hundreds of milliseconds
+    # that fell on the first server's first result
+    for mode, room in rooms.items():
+        room.stamps, room.done = [], asyncio.Event()
+        await asyncio.to_thread(announce, mode, *tournaments[mode])
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(room.done.wait(), 30)
+        await asyncio.sleep(args.pause)
+    for room in rooms.values():
+        room.bytes = 0
     print(f"start: {load_average()}")
     own_before = own_cpu_s()
     for number in range(args.results):
@@ -251,14 +349,15 @@ def main():
             env = dict(os.environ, DATABASE_URL=database_url(test_name), CONN_MAX_AGE="60")
             env.update(MODES[mode][0])
             env.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+            slug, tournament_id = tournaments[mode][2].slug, tournaments[mode][0]
             server = subprocess.Popen(
-                server_command(mode, port),
+                server_command(mode, port, slug, tournament_id),
                 cwd=ROOT, env=env,
                 preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (needed, hard)),
             )  # fmt: skip
             servers.append(server)
             wait_for(port, time.monotonic() + 60, mode)
-            rooms[mode] = Room(mode, server, port, tournaments[mode][2].slug)
+            rooms[mode] = (SseRoom if mode == "sse" else Room)(mode, server, port, slug)
         print(
             f"{len(modes)} servers, channel layer {layer_url}, database {test_name}; machine: "
             f"{cpu_model()}, {os.cpu_count()} cores; "
