@@ -275,7 +275,9 @@ def main() -> None:
             "   (CPU: mean a result, the rows above: median a request; PG: mean)"
         )
         print(f"whole loop: {cpu / n * 1000:.1f} ms CPU a result in this process")
-        if meter.profile is not None:
+        if meter.profile is not None and not meter.profile.getstats():
+            print(f"PHONES_PROFILE={meter.profiled!r} names no kind of request above")
+        if meter.profile is not None and meter.profile.getstats():
             stats = pstats.Stats(meter.profile).strip_dirs()
             stats.sort_stats("cumulative").print_stats(60)
             stats.sort_stats("tottime").print_stats(25)
