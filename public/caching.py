@@ -37,6 +37,7 @@ from django.utils.translation import get_language
 from live.versions import current_version
 from public import spliced_gzip
 from tournaments.models import ChangeLog, Stage, Tournament
+from tournaments.services.rows import one_row
 from tournaments.signals import on_commit_once, results_changed
 
 logger = logging.getLogger(__name__)
@@ -105,9 +106,8 @@ def stamp_seconds():
 
 def forget_stamp(tournament_id):
     """After a change committed: the next request reads the stamp from the database."""
-    # by its key: neither the model's ordering nor first()'s to compile
-    slugs = Tournament.objects.filter(pk=tournament_id).order_by().values_list("slug", flat=True)
-    for slug in slugs[:1]:
+    slug = one_row(Tournament.objects.filter(pk=tournament_id).values_list("slug", flat=True))
+    if slug is not None:
         cache.delete(_stamp_key(slug))
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from scoresheets import tokens
 from scoresheets.models import PrivateLink, TableReport
+from tournaments.services.rows import one_row
 
 # What ``models.new_token`` makes (``secrets.token_urlsafe``: the URL-safe base64 alphabet), with
 # room for longer tokens; anything else (a NUL, which PostgreSQL's text refuses, a space, a
@@ -21,16 +22,14 @@ def link_by_token(token: str) -> PrivateLink | None:
     """The link with this token, live or revoked (a revoked one gets its own refusal)."""
     if not is_token_shaped(token):
         return None
-    found = (
-        # not its match (a card printed for one table): the phone pages read only its id
-        PrivateLink.objects.select_related("tournament", "line")
-        .filter(token_hash=tokens.token_hash(token))
-        # the hash is unique: the default ordering (tournament, line, match, each with its own)
-        # would join and sort five tables on every request of every phone, and first()'s
-        # ordering by key costs compiling it (a third of the query's CPU) for one row
-        .order_by()[:1]
+    # the hash is unique (``one_row``: the default ordering would join and sort five tables on
+    # every request of every phone); not its match (a card printed for one table): the phone
+    # pages read only its id
+    link = one_row(
+        PrivateLink.objects.select_related("tournament", "line").filter(
+            token_hash=tokens.token_hash(token)
+        )
     )
-    link = found[0] if found else None
     if link is not None:
         link._token = token  # the URL's own: no need to open the seal
     return link

@@ -41,6 +41,7 @@ from tournaments.access import Action, desk_login_required, desk_tournament, lin
 from tournaments.exceptions import ResultError, StaleResult, VersionRequired
 from tournaments.models import Match, Stage
 from tournaments.services import duplicate, results
+from tournaments.services.rows import one_row
 
 logger = logging.getLogger(__name__)
 
@@ -276,16 +277,12 @@ def _revoked_sentence(link):
 
 
 def _match(link, match_id) -> Match:
-    found = (
+    match = one_row(
         selectors.matches_of(link)
         .filter(pk=match_id)
         # the tournament is the link's, read with it (matches_of filters on it)
         .select_related("round__stage", "home", "away", "group")
-        # one match by its key: without this, Match's default ordering (round, stage,
-        # tournament...) is compiled and sorted on every request of a phone; nor first()'s
-        .order_by()[:1]
     )
-    match = found[0] if found else None
     if match is None or not link_may_act(link, match):
         raise Http404("No such match for this link")
     if match.round.stage.tournament_id == link.tournament_id:
@@ -727,12 +724,11 @@ def sheet_status(request, link, match_id):
         return no_sheet
     # The phone asks every few seconds while it waits: the sheet with its match and versions
     # in one query, the link's rights checked on that match as ``_match`` checks them.
-    found = (
-        TableReport.objects.filter(match_id=match_id, client_key=key)
-        .select_related("match__round__stage", "version", "counter_version")
-        .order_by()[:1]  # one report at most (unique match and key): no ordering to compile
+    report = one_row(  # one report at most: unique match and key
+        TableReport.objects.filter(match_id=match_id, client_key=key).select_related(
+            "match__round__stage", "version", "counter_version"
+        )
     )
-    report = found[0] if found else None
     if report is None:
         _match(link, match_id)
         return no_sheet

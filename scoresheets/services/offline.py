@@ -36,6 +36,7 @@ from scoresheets.models import COUNTERSIGN_TRIES, CountersignCode, PrivateLink, 
 from scoresheets.services import reports
 from tournaments.models import Match
 from tournaments.services import results
+from tournaments.services.rows import one_row
 
 logger = logging.getLogger(__name__)
 
@@ -216,8 +217,7 @@ def sync(
 def _sent_before(link: PrivateLink, match: Match, typed: Any, key: uuid.UUID) -> Synced | None:
     """Where this sheet stands when a send with its key was already stored, else None (a
     draft with that key is still to be sent)."""
-    found = TableReport.objects.filter(match=match, client_key=key).order_by()[:1]  # unique
-    again = found[0] if found else None
+    again = one_row(TableReport.objects.filter(match=match, client_key=key))
     if again is None or again.state == State.DRAFT:
         return None
     if again.side != reports.side_of(link, match) or again.deals != typed:

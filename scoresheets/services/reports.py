@@ -32,6 +32,7 @@ from tournaments.exceptions import ResultError, StaleResult
 from tournaments.models import Entry, Match, Outcome, ResultVersion, Tournament
 from tournaments.services import changelog, results
 from tournaments.services.results import UNCHECKED, BasedOn, Unchecked
+from tournaments.services.rows import one_row
 
 logger = logging.getLogger(__name__)
 
@@ -339,8 +340,7 @@ def submit(
         locked = results.lock_match(match)
         _check_link(link, locked)
         side = side_of(link, locked)
-        found = TableReport.objects.filter(match=locked, client_key=key).order_by()[:1]
-        again = found[0] if found else None  # unique: no ordering to compile
+        again = one_row(TableReport.objects.filter(match=locked, client_key=key))
         if again is not None and again.state != State.DRAFT:
             if again.side != side:
                 raise ReportError(_("The sheet was sent without its key: reload the page."))

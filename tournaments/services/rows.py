@@ -1,15 +1,26 @@
-"""Row writes the ORM makes expensive: many rows inserted, or many rows' columns saved by primary
-key, at once."""
+"""Rows the ORM makes expensive: one row read by a unique key, many rows inserted, or many rows'
+columns saved by primary key, at once."""
 
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from django.db import connections, models, router
 from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models.signals import post_save
 
 logger = logging.getLogger(__name__)
+
+_Row = TypeVar("_Row")
+
+
+def one_row(queryset: models.QuerySet[Any, _Row]) -> _Row | None:
+    """The one row ``queryset`` holds (filtered on a unique key), or None. Sliced with no
+    ordering: the model's default one would join and sort its related tables, and ``first()``
+    orders by key, whose compiling was a third of a one-row query's CPU on a phone's request."""
+    found = queryset.order_by()[:1]
+    return found[0] if found else None
 
 
 def integer_range(field: models.IntegerField) -> tuple[int, int]:

@@ -14,6 +14,7 @@ from tournaments.models import (
     ResultVersion,
 )
 from tournaments.services.results.reading import Deal, deals_of
+from tournaments.services.rows import one_row
 
 logger = logging.getLogger(__name__)
 
@@ -65,19 +66,17 @@ def in_force(match: Match) -> ResultVersion | None:
 
     At most one row (a database constraint), so no ordering: the model's default one would join
     the match, round, stage and tournament on every result saved (nor first()'s by key)."""
-    found = (
-        ResultVersion.objects.filter(match=match, status=ResultVersion.Status.IN_FORCE)
-        .select_related("author", "submission")
-        .order_by()[:1]
+    return one_row(
+        ResultVersion.objects.filter(
+            match=match, status=ResultVersion.Status.IN_FORCE
+        ).select_related("author", "submission")
     )
-    return found[0] if found else None
 
 
 def in_force_id(match: Match) -> int | None:
     """The id of ``match``'s version in force, or ``None``: one query, no row to build."""
-    found = (
-        ResultVersion.objects.filter(match=match, status=ResultVersion.Status.IN_FORCE)
-        .order_by()
-        .values_list("pk", flat=True)[:1]
+    return one_row(
+        ResultVersion.objects.filter(match=match, status=ResultVersion.Status.IN_FORCE).values_list(
+            "pk", flat=True
+        )
     )
-    return found[0] if found else None
