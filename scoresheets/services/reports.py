@@ -196,19 +196,6 @@ def _check_link(link: PrivateLink, match: Match) -> None:
         raise ReportError(_("This card does not serve this match."))
 
 
-def _open_match(link: PrivateLink, match: Match, withdrawn: object = None) -> Match:
-    """Lock the match and check the link and the match: the start of every players' step.
-    ``withdrawn``: what ``_withdrawn_line`` found on ``match`` (kept if the lines are the same)."""
-    locked = results.lock_match(match)
-    if withdrawn is not None:
-        locked.__dict__["_withdrawn_line"] = withdrawn
-    _check_link(link, locked)
-    refusal = entry_refusal(locked)
-    if refusal:
-        raise ReportError(refusal)
-    return locked
-
-
 def _reports(match: Match, *states: str, side: str | None = None) -> QuerySet[TableReport]:
     reports = TableReport.objects.select_for_update(of=("self",))
     reports = reports.filter(match=match, state__in=states)
@@ -255,39 +242,13 @@ def clean_text(text: object, limit: int = MAX_COMMENT_CHARS) -> str:
     return str(text or "").replace("\x00", "").strip()[:limit]
 
 
-def save_draft(link: PrivateLink, match: Match, typed: Any) -> TableReport:
-    """Keep what a side has typed so far (the desk sees the table "being entered")."""
-    _storable(typed)
-    with transaction.atomic():
-        # a draft is no result: the withdrawn lines the page just asked about stand for it
-        known = match.__dict__.get("_withdrawn_line")
-        locked = _open_match(link, match, known)
-        side = side_of(link, locked)
-        draft = _reports(locked, State.DRAFT, side=side).first()
-        return _write_draft(locked, side, link, draft, typed)
-
-
-def _write_draft(
-    locked: Match, side: str, link: PrivateLink, draft: TableReport | None, typed: Any
-) -> TableReport:
-    """The side's draft created (logged: the desk sees the table started) or brought up to
-    what is typed; nothing written when it already holds it. Under the match's lock."""
-    if draft is None:
-        draft = TableReport.objects.create(match=locked, side=side, link=link, deals=typed)
-        _log(locked, "table.started", draft, link=link)
-    elif draft.deals != typed:
-        draft.deals = typed
-        draft.link = link
-        draft.save(update_fields=["deals", "link", "updated_at"])
-    return draft
-
-
 def keep_draft(link: PrivateLink, match: Match, typed: Any) -> None:
     """The check URL's step: where the sheet stands for this side, read with the match's
     sheets under its lock, and the draft kept while the side is entering it (one read of the
     sheets, not one for the state and another for the draft). A sheet closed, in force or
     with the referee is refused with the state's sentence; one waiting for a signature keeps
-    no draft."""
+    no draft. The draft is created (logged: the desk sees the table started) or brought up to
+    what is typed; nothing is written when it already holds it."""
     from scoresheets.selectors import SheetStep, sheet_state  # the selectors read this module
 
     with transaction.atomic():
@@ -302,7 +263,13 @@ def keep_draft(link: PrivateLink, match: Match, typed: Any) -> None:
             return
         _storable(typed)
         draft = next((r for r in found if r.state == State.DRAFT and r.side == side), None)
-        _write_draft(locked, side, link, draft, typed)
+        if draft is None:
+            draft = TableReport.objects.create(match=locked, side=side, link=link, deals=typed)
+            _log(locked, "table.started", draft, link=link)
+        elif draft.deals != typed:
+            draft.deals = typed
+            draft.link = link
+            draft.save(update_fields=["deals", "link", "updated_at"])
 
 
 @dataclass

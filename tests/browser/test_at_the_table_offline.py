@@ -104,15 +104,14 @@ def phone_factory(browser, live_server, tmp_path, monkeypatch):
         return sync(*args, **kwargs)
 
     monkeypatch.setattr(offline, "sync", unreachable_while_cut)
-    for name in ("keep_draft", "save_draft"):  # the drafts the sheet's script tells the server
-        kept = getattr(reports, name)
+    keep_draft = reports.keep_draft  # the drafts the sheet's script tells the server
 
-        def draft_unreachable_while_cut(*args, _kept=kept, **kwargs):
-            if cut_lines:
-                raise ConnectionAbortedError("a phone is cut off: its draft cannot arrive")
-            return _kept(*args, **kwargs)
+    def draft_unreachable_while_cut(*args, **kwargs):
+        if cut_lines:
+            raise ConnectionAbortedError("a phone is cut off: its draft cannot arrive")
+        return keep_draft(*args, **kwargs)
 
-        monkeypatch.setattr(reports, name, draft_unreachable_while_cut)
+    monkeypatch.setattr(reports, "keep_draft", draft_unreachable_while_cut)
 
     def make(name="phone"):
         phone = Phone(browser, live_server, tmp_path / name, cut_lines)
@@ -403,7 +402,7 @@ def _sheet_queued(phone_factory, tournament, match, side):
     reload."""
     line = match.home if side == "home" else match.away
     card = links.link_for(tournament, line)
-    reports.save_draft(card, match, _typed())
+    reports.keep_draft(card, match, _typed())
     page = phone_factory(side).open()
     page.context.route(SYNC, lambda route: route.abort("internetdisconnected"))
     page.goto(reverse("table:sheet", args=[card.token, match.pk]))

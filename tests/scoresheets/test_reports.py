@@ -64,7 +64,7 @@ def _totals(match):
 
 def test_submitted_sheet_waits_then_both_signed_is_in_force(first_match, sides):
     home, away = sides
-    reports.save_draft(home, first_match, SHEET[:1])
+    reports.keep_draft(home, first_match, SHEET[:1])
     submitted = _submit(home, first_match, based_on="")
     report = submitted.report
     assert submitted.created and report.state == State.AWAITING
@@ -222,7 +222,7 @@ def test_a_link_acts_only_on_its_own_matches_and_lines_that_play(running, first_
     with pytest.raises(ReportError):
         _submit(sides[0], foreign)
     with pytest.raises(ReportError):
-        reports.save_draft(sides[0], foreign, [])
+        reports.keep_draft(sides[0], foreign, [])
     links.revoke(sides[0])
     with pytest.raises(ReportError):
         _submit(sides[0], first_match)
@@ -314,7 +314,7 @@ def test_room_states_follow_the_table(running, first_match, sides):
         return {t.match_id: t.state for t in room_states(first_match.round)}
 
     assert set(state().values()) == {RoomState.WAITING}
-    reports.save_draft(sides[0], first_match, SHEET[:1])
+    reports.keep_draft(sides[0], first_match, SHEET[:1])
     assert state()[first_match.pk] == RoomState.ENTERING
     _submit(sides[0], first_match)
     assert state()[first_match.pk] == RoomState.AWAITING
@@ -340,7 +340,7 @@ def test_the_results_to_settle_are_found_in_one_query_of_the_reports_alone(
 ):
     """Asked after every result written (a group of verified records included): a match with an
     open sheet is found, one without is not, and only the reports' table is read."""
-    reports.save_draft(sides[0], first_match, SHEET[:1])
+    reports.keep_draft(sides[0], first_match, SHEET[:1])
     others = list(Match.objects.filter(round__stage__tournament=running).exclude(pk=first_match.pk))
     with django_assert_num_queries(1) as queries:
         settle = reports.matches_to_settle([first_match, *others])
