@@ -347,29 +347,24 @@ def disputable(
     line may still dispute it: within the tournament's time to countersign from the moment the
     signed sheet reached the server (the phone's clock is not trusted). ``shown``: the match's
     sheets as the page just read them (``selectors.reports_of``), looked through instead of
-    asked again."""
-    side = reports.side_of(link, match)
-    if shown is not None:
-        signed = [
-            r
-            for r in shown
-            if r.side == reports.other_side(side)
-            and r.state == State.ACCEPTED
-            and r.signed_with_code
-            and r.answered_at is not None
-        ]
-        report = max(signed, key=lambda r: r.answered_at, default=None)  # type: ignore[arg-type,return-value]
-    else:
-        report = (
+    asked again; without it, the other side's code-signed sheets are read, and looked through
+    the same way (the latest signed)."""
+    other = reports.other_side(reports.side_of(link, match))
+    if shown is None:
+        shown = list(
             TableReport.objects.filter(
-                match=match,
-                side=reports.other_side(side),
-                state=State.ACCEPTED,
-                signed_with_code=True,
-            )
-            .order_by("-answered_at")
-            .first()
+                match=match, side=other, state=State.ACCEPTED, signed_with_code=True
+            ).order_by()
         )
+    signed = [
+        r
+        for r in shown
+        if r.side == other
+        and r.state == State.ACCEPTED
+        and r.signed_with_code
+        and r.answered_at is not None
+    ]
+    report = max(signed, key=lambda r: r.answered_at, default=None)  # type: ignore[arg-type,return-value]
     if report is None or report.answered_at is None:
         return None
     window = timedelta(minutes=match.round.stage.tournament.countersign_minutes)
