@@ -136,25 +136,34 @@ class Room:
         self.cpu, self.latencies, self.bytes = [], [], 0
 
     async def connect(self, n, gate):
+        """Open ``n`` clients, ``gate`` bounding those opening at once; how many failed."""
+
         async def one():
             async with gate:
-                return await websockets.connect(
-                    self.url, origin=self.origin, open_timeout=60, ping_interval=None
-                )
+                return await self._open()
 
         tasks = [asyncio.create_task(one()) for _ in range(n)]
         await asyncio.wait(tasks)
         self.sockets = [t.result() for t in tasks if t.exception() is None]
-        self.readers = [asyncio.create_task(self._read(sock)) for sock in self.sockets]
+        self.readers = [asyncio.create_task(self._read(client)) for client in self.sockets]
         return n - len(self.sockets)
+
+    async def _open(self):
+        return await websockets.connect(
+            self.url, origin=self.origin, open_timeout=60, ping_interval=None
+        )
 
     async def _read(self, sock):
         with contextlib.suppress(websockets.ConnectionClosed):
             async for message in sock:
-                self.stamps.append(time.perf_counter())
-                self.bytes += len(message)
-                if len(self.stamps) == len(self.sockets):
-                    self.done.set()
+                self._heard(len(message))
+
+    def _heard(self, size):
+        """A client holds the current result's message (``size`` bytes)."""
+        self.stamps.append(time.perf_counter())
+        self.bytes += size
+        if len(self.stamps) == len(self.sockets):
+            self.done.set()
 
     async def close(self):
         await asyncio.gather(*(sock.close() for sock in self.sockets), return_exceptions=True)
@@ -168,37 +177,25 @@ class SseRoom(Room):
 
     def __init__(self, mode, server, port, slug):
         super().__init__(mode, server, port, slug)
-        self.path = f"/sse/t/{slug}/?lang=it"
-
-    async def connect(self, n, gate):
-        request = (
-            f"GET {self.path} HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+        self.request = (
+            f"GET /sse/t/{slug}/?lang=it HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
             f"Accept: text/event-stream\r\nOrigin: {self.origin}\r\n\r\n"
         ).encode()
 
-        async def one():
-            async with gate:
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_connection("127.0.0.1", self.port), 60
-                )
-                writer.write(request)
-                status = await reader.readline()
-                if not status.startswith(b"HTTP/1.1 200"):
-                    writer.close()
-                    raise ConnectionError(status.decode("latin-1").strip())
-                chunked = False
-                while (line := await reader.readline()) not in (b"\r\n", b""):
-                    chunked |= line.lower() == b"transfer-encoding: chunked\r\n"
-                if not chunked:
-                    writer.close()
-                    raise ConnectionError("the event stream is not chunked")
-                return reader, writer
-
-        tasks = [asyncio.create_task(one()) for _ in range(n)]
-        await asyncio.wait(tasks)
-        self.sockets = [t.result() for t in tasks if t.exception() is None]
-        self.readers = [asyncio.create_task(self._read(stream)) for stream in self.sockets]
-        return n - len(self.sockets)
+    async def _open(self):
+        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", self.port), 60)
+        writer.write(self.request)
+        status = await reader.readline()
+        if not status.startswith(b"HTTP/1.1 200"):
+            writer.close()
+            raise ConnectionError(status.decode("latin-1").strip())
+        chunked = False
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            chunked |= line.lower() == b"transfer-encoding: chunked\r\n"
+        if not chunked:
+            writer.close()
+            raise ConnectionError("the event stream is not chunked")
+        return reader, writer
 
     async def _read(self, stream):
         reader, _writer = stream
@@ -210,10 +207,7 @@ class SseRoom(Room):
                     event, pending = pending[: end + 2], pending[end + 2 :]
                     if event.startswith(b":"):  # a comment: the stream's opening
                         continue
-                    self.stamps.append(time.perf_counter())
-                    self.bytes += len(event)
-                    if len(self.stamps) == len(self.sockets):
-                        self.done.set()
+                    self._heard(len(event))
 
     async def close(self):
         for _reader, writer in self.sockets:

@@ -24,12 +24,13 @@ import sys
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import uvloop  # noqa: E402
+from fanout_servers import arguments, public_group  # noqa: E402
 from redis.asyncio import Redis  # noqa: E402
 from websockets.asyncio.server import ServerConnection, broadcast, serve  # noqa: E402
 from websockets.http11 import Request, Response  # noqa: E402
@@ -51,13 +52,9 @@ class Floor:
         self.reader: asyncio.Task[None] | None = None
 
     def group_of(self, path: str) -> str | None:
-        """The public group of ``/ws/t/<slug>/?lang=``, named as live/groups.py's group_name."""
+        """The public group of ``/ws/t/<slug>/?lang=``."""
         url = urlsplit(path)
-        parts = url.path.strip("/").split("/")
-        if len(parts) != 3 or parts[:2] != ["ws", "t"] or parts[2] not in self.tournaments:
-            return None
-        language = (parse_qs(url.query).get("lang") or [self.default])[0]
-        return f"tournament.{self.tournaments[parts[2]]}.{language}"
+        return public_group(url.path, url.query, "ws", self.tournaments, self.default)
 
     def refuse_unknown(self, connection: ServerConnection, request: Request) -> Response | None:
         if self.group_of(request.path) is None:
@@ -94,11 +91,7 @@ class Floor:
                 broadcast(members, frame.encode(), text=True)
 
 
-async def main(args: argparse.Namespace) -> None:
-    tournaments = {}
-    for item in args.tournament:
-        slug, _equals, number = item.partition("=")
-        tournaments[slug] = int(number)
+async def main(args: argparse.Namespace, tournaments: dict[str, int]) -> None:
     floor = Floor(args.redis, args.prefix, tournaments, args.language)
     async with serve(
         floor.handle,
@@ -112,12 +105,6 @@ async def main(args: argparse.Namespace) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--redis", required=True, help="the channel layer's Redis URL")
-    parser.add_argument("--prefix", required=True, help="the channel layer's prefix")
-    parser.add_argument("--tournament", action="append", default=[], help="SLUG=ID")
-    parser.add_argument("--language", default="it", help="without ?lang=")
+    options, tournaments = arguments((__doc__ or "").splitlines()[0])
     logging.basicConfig(level=logging.WARNING)
-    uvloop.run(main(parser.parse_args()))
+    uvloop.run(main(options, tournaments))

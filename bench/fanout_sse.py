@@ -16,19 +16,18 @@ order, no ``Last-Event-ID``, no reconnection when Redis goes.
         --prefix scopa-live --tournament SLUG=ID
 """
 
-import argparse
 import asyncio
 import logging
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import uvicorn  # noqa: E402
+from fanout_servers import arguments, public_group  # noqa: E402
 from redis.asyncio import Redis  # noqa: E402
 
 from live.broadcast import decode, redis_channel  # noqa: E402
@@ -59,13 +58,9 @@ class Streams:
         self.reader: asyncio.Task[None] | None = None
 
     def group_of(self, scope: dict[str, Any]) -> str | None:
-        """The public group of ``/sse/t/<slug>/?lang=``, named as live/groups.py's group_name."""
-        parts = scope["path"].strip("/").split("/")
-        if len(parts) != 3 or parts[:2] != ["sse", "t"] or parts[2] not in self.tournaments:
-            return None
-        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-        language = (query.get("lang") or [self.default])[0]
-        return f"tournament.{self.tournaments[parts[2]]}.{language}"
+        """The public group of ``/sse/t/<slug>/?lang=``."""
+        query = scope.get("query_string", b"").decode("latin-1")
+        return public_group(scope["path"], query, "sse", self.tournaments, self.default)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Send) -> None:
         if scope["type"] != "http":
@@ -117,18 +112,7 @@ class Streams:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--redis", required=True, help="the channel layer's Redis URL")
-    parser.add_argument("--prefix", required=True, help="the channel layer's prefix")
-    parser.add_argument("--tournament", action="append", default=[], help="SLUG=ID")
-    parser.add_argument("--language", default="it", help="without ?lang=")
-    args = parser.parse_args()
-    tournaments = {}
-    for item in args.tournament:
-        slug, _equals, number = item.partition("=")
-        tournaments[slug] = int(number)
+    args, tournaments = arguments((__doc__ or "").splitlines()[0])
     app = Streams(args.redis, args.prefix, tournaments, args.language)
     uvicorn.run(
         app,
